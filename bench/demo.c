@@ -1,0 +1,101 @@
+/*
+ * patdemo: time-to-solution of a reduction when one rank arrives late.
+ *
+ * Every repetition: barrier, the delayed rank sleeps DELAY, every rank
+ * stamps its arrival, reduces, stamps its exit.  Time-to-solution is
+ * max(exit) - min(arrival) over ranks; the demo prints its median over the
+ * repetitions (GSL) for each algorithm of the table, interleaving the
+ * algorithms per repetition so that machine noise hits all alike.  Stamps
+ * are MPI_Wtime on one machine, so all ranks share a clock.
+ *
+ * usage: patdemo [delay_ms=2] [reps=30] [count=1024] [delayed_rank=P-1]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <mpi.h>
+
+#include "reduce/pat_reduce.h"
+
+static void sleep_seconds(double s) {
+  struct timespec ts = {.tv_sec = (time_t)s,
+                        .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+  while (nanosleep(&ts, &ts) != 0)
+    ;
+}
+
+int main(int argc, char **argv) {
+  int rank, size, rc = 0;
+  double delay_ms = argc > 1 ? atof(argv[1]) : 2.0;
+  int reps = argc > 2 ? atoi(argv[2]) : 30;
+  int count = argc > 3 ? atoi(argv[3]) : 1024;
+  int late;
+  double *send = NULL, *recv = NULL, *tts = NULL;
+
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  late = argc > 4 ? atoi(argv[4]) : size - 1;
+  if (reps < 2 || count < 1 || delay_ms < 0 || late < 0 || late >= size) {
+    if (rank == 0)
+      fprintf(stderr, "usage: patdemo [delay_ms>=0] [reps>=2] [count>=1] "
+                      "[delayed_rank in 0..%d]\n", size - 1);
+    MPI_Finalize();
+    return 2;
+  }
+  send = malloc((size_t)count * sizeof *send);
+  recv = malloc((size_t)count * sizeof *recv);
+  tts = malloc((size_t)reps * PAT_REDUCE_ALG_COUNT * sizeof *tts);
+  for (int i = 0; i < count; i++)
+    send[i] = rank + i;
+
+  for (int r = 0; r < reps; r++) {
+    for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+      double t[2], arrive, leave;
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (rank == late)
+        sleep_seconds(delay_ms * 1e-3);
+      arrive = MPI_Wtime();
+      if (pat_reduce_using((pat_reduce_alg)a, send, recv, count, MPI_DOUBLE,
+                           MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        rc = 1;
+      leave = MPI_Wtime();
+      t[0] = -arrive;
+      t[1] = leave;
+      MPI_Reduce(rank == 0 ? MPI_IN_PLACE : t, t, 2, MPI_DOUBLE, MPI_MAX, 0,
+                 MPI_COMM_WORLD);
+      if (rank == 0) {
+        double want = (double)size * (size - 1) / 2.0;
+        if (recv[0] != want) {
+          fprintf(stderr, "patdemo: %s gave %g, want %g\n",
+                  pat_reduce_algorithm_name((pat_reduce_alg)a), recv[0], want);
+          rc = 1;
+        }
+        tts[a * reps + r] = t[1] + t[0];
+      }
+    }
+  }
+  if (rank == 0) {
+    printf("patdemo: P=%d, %d doubles, rank %d delayed %.3f ms, %d reps "
+           "(first dropped)\n", size, count, late, delay_ms, reps);
+    printf("%-12s %14s %14s %14s\n", "algorithm", "median tts ms",
+           "min tts ms", "median-delay");
+    for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+      double *x = tts + a * reps + 1; /* drop the first repetition */
+      gsl_sort(x, 1, (size_t)reps - 1);
+      double med = gsl_stats_median_from_sorted_data(x, 1, (size_t)reps - 1);
+      printf("%-12s %14.3f %14.3f %14.3f\n",
+             pat_reduce_algorithm_name((pat_reduce_alg)a), med * 1e3,
+             x[0] * 1e3, med * 1e3 - delay_ms);
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  free(send);
+  free(recv);
+  free(tts);
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,82 @@
+/*
+ * patreduce: MPI_Reduce-compatible reductions that stay fast when processes
+ * arrive at different times.
+ *
+ * Every entry point has MPI_Reduce's exact contract and returns an MPI error
+ * code; errors are raised through the communicator's error handler.  The
+ * helpers that do not communicate (name lookup, schedules) return a
+ * pat_reduce_error, which pat_strerror() describes.
+ */
+#ifndef PAT_REDUCE_H
+#define PAT_REDUCE_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Algorithm ids, in the order of the algorithm table (src/core/algtable.c). */
+typedef enum pat_reduce_alg {
+  PAT_REDUCE_ALG_BINOMIAL = 0, /* binomial tree, the default */
+  PAT_REDUCE_ALG_NATIVE,       /* the MPI library's own PMPI_Reduce */
+  PAT_REDUCE_ALG_COUNT         /* sentinel: number of algorithms */
+} pat_reduce_alg;
+
+/* Library-level errors (never MPI error codes). */
+typedef enum pat_reduce_error {
+  PAT_SUCCESS = 0,
+  PAT_ERR_INVALID_ARG,       /* a NULL pointer or out-of-range value */
+  PAT_ERR_NO_MEMORY,         /* an allocation failed */
+  PAT_ERR_UNKNOWN_ALGORITHM, /* no algorithm has that name */
+  PAT_ERR_BAD_ENV,           /* an environment variable has a bad value */
+  PAT_ERR_INVALID_SCHEDULE,  /* a schedule failed validation */
+  PAT_ERR_NO_CALL_YET,       /* no reduction ran on that communicator yet */
+  PAT_ERR_NOT_A_SCHEDULE,    /* the algorithm builds no schedule */
+  PAT_ERR_COUNT              /* sentinel */
+} pat_reduce_error;
+
+/* Describes a pat_reduce_error; never NULL. */
+const char *pat_strerror(int err);
+
+/* MPI_Reduce with the algorithm named by PAT_REDUCE_ALGORITHM (default
+ * binomial).  A call the algorithm cannot serve is passed to one that can. */
+int pat_reduce(const void *sendbuf, void *recvbuf, int count,
+               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
+
+/* MPI_Reduce with an explicit algorithm (ignores PAT_REDUCE_ALGORITHM). */
+int pat_reduce_using(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
+                     int count, MPI_Datatype datatype, MPI_Op op, int root,
+                     MPI_Comm comm);
+
+/* One entry point per algorithm, same contract as MPI_Reduce. */
+int pat_reduce_binomial(const void *sendbuf, void *recvbuf, int count,
+                        MPI_Datatype datatype, MPI_Op op, int root,
+                        MPI_Comm comm);
+int pat_reduce_native(const void *sendbuf, void *recvbuf, int count,
+                      MPI_Datatype datatype, MPI_Op op, int root,
+                      MPI_Comm comm);
+
+/* Name of an algorithm ("binomial"), or NULL for an invalid id. */
+const char *pat_reduce_algorithm_name(pat_reduce_alg alg);
+
+/* One-line description of an algorithm, or NULL for an invalid id. */
+const char *pat_reduce_algorithm_description(pat_reduce_alg alg);
+
+/* Looks an algorithm up by name, case-insensitively.
+ * Returns PAT_SUCCESS or PAT_ERR_UNKNOWN_ALGORITHM. */
+int pat_reduce_algorithm_lookup(const char *name, pat_reduce_alg *alg);
+
+/* The algorithm that served the last reduction on comm on this rank (after
+ * any fallback).  Returns PAT_SUCCESS, or PAT_ERR_NO_CALL_YET. */
+int pat_reduce_last_algorithm(MPI_Comm comm, pat_reduce_alg *alg);
+
+/* Re-reads the PAT_REDUCE_* environment variables (they are read once, at
+ * the first call).  Collective in spirit: call it on every rank. */
+void pat_reduce_config_reload(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAT_REDUCE_H */

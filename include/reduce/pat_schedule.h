@@ -1,0 +1,115 @@
+/*
+ * Schedules: a reduction written down as data.
+ *
+ * A schedule holds, for each rank of a communicator of nranks processes, a
+ * program: a list of operations grouped in rounds.  In a round a rank first
+ * posts all its sends and receives of that round (non-blocking), waits for
+ * them, then runs the round's local operations (combine, copy) in order.
+ * Every send of round r is matched by a receive of round r on its peer, in
+ * the same order, so executing rounds in order never deadlocks.
+ *
+ * Operations name buffers by slot: PAT_SLOT_SEND is the user's send buffer
+ * (read only; it is the receive buffer when the root passes MPI_IN_PLACE),
+ * PAT_SLOT_RECV the user's receive buffer (root only), and PAT_SLOT_TMP0 + k
+ * temporary buffers of the executor.  Element ranges count datatype
+ * elements, so a schedule for count elements covers [0, count).
+ *
+ * COMBINE computes dst = src (op) dst, exactly MPI_Reduce_local(src, dst):
+ * src is the left operand, dst the right one.
+ */
+#ifndef PAT_SCHEDULE_H
+#define PAT_SCHEDULE_H
+
+#include <stdio.h>
+
+#include <mpi.h>
+
+#include "reduce/pat_reduce.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum pat_sched_kind {
+  PAT_SCHED_SEND = 0, /* send slot src [offset, offset+count) to peer */
+  PAT_SCHED_RECV,     /* receive from peer into slot dst [offset, ...) */
+  PAT_SCHED_COMBINE,  /* dst = src (op) dst over [offset, offset+count) */
+  PAT_SCHED_COPY      /* dst = src over [offset, offset+count) */
+} pat_sched_kind;
+
+enum { PAT_SLOT_SEND = 0, PAT_SLOT_RECV = 1, PAT_SLOT_TMP0 = 2 };
+
+typedef struct pat_sched_op {
+  pat_sched_kind kind;
+  int round;  /* rounds are non-decreasing along a rank's program */
+  int peer;   /* SEND, RECV: the other rank; -1 otherwise */
+  int src;    /* slot read (SEND, COMBINE, COPY); -1 for RECV */
+  int dst;    /* slot written (RECV, COMBINE, COPY); -1 for SEND */
+  int offset; /* first element */
+  int count;  /* number of elements */
+} pat_sched_op;
+
+/* What a builder needs to know about a call. */
+typedef struct pat_sched_params {
+  int nranks;      /* communicator size, >= 1 */
+  int root;        /* 0 <= root < nranks */
+  int count;       /* elements per rank, >= 0 */
+  int commutative; /* nonzero if the op is commutative */
+  int in_place;    /* nonzero if the root passes MPI_IN_PLACE */
+} pat_sched_params;
+
+typedef struct pat_schedule pat_schedule;
+
+/* An empty schedule for params (no rank has a program yet). */
+int pat_schedule_alloc(const pat_sched_params *params, pat_schedule **out);
+void pat_schedule_free(pat_schedule *sched); /* accepts NULL */
+
+/* Appends one operation to rank's program. */
+int pat_schedule_add(pat_schedule *sched, int rank, const pat_sched_op *op);
+
+/* Marks rank's program as present (also when it has no operation). */
+int pat_schedule_mark_built(pat_schedule *sched, int rank);
+
+const pat_sched_params *pat_schedule_params(const pat_schedule *sched);
+int pat_schedule_has_rank(const pat_schedule *sched, int rank);
+int pat_schedule_nops(const pat_schedule *sched, int rank);
+const pat_sched_op *pat_schedule_ops(const pat_schedule *sched, int rank);
+int pat_schedule_nrounds(const pat_schedule *sched, int rank);
+/* Number of temporary slots a rank's program uses. */
+int pat_schedule_ntmp(const pat_schedule *sched, int rank);
+
+/* Builds the schedule of an algorithm for one rank (rank >= 0) or for all
+ * ranks (rank == -1).  PAT_ERR_NOT_A_SCHEDULE for algorithms without one. */
+int pat_schedule_build(pat_reduce_alg alg, const pat_sched_params *params,
+                       int rank, pat_schedule **out);
+
+/* Checks a schedule holding every rank's program: slots and peers valid,
+ * rounds ordered, sends and receives pair up round by round with equal
+ * ranges, no temporary is read before it is written, the send buffer is
+ * never written, no rank receives an element after it sent it, and the
+ * root's receive buffer ends with every rank's contribution exactly once
+ * (in rank order for non-commutative ops).  Returns PAT_SUCCESS or
+ * PAT_ERR_INVALID_SCHEDULE; on failure writes a reason to why (if not NULL,
+ * at most whylen bytes). */
+int pat_schedule_validate(const pat_schedule *sched, char *why, size_t whylen);
+
+/* pat_schedule_validate plus the tree property: no rank receives an
+ * element in or after the round in which it sent that element. */
+int pat_schedule_validate_tree(const pat_schedule *sched, char *why,
+                               size_t whylen);
+
+/* Writes a readable listing of the schedule, one line per operation. */
+int pat_schedule_dump(const pat_schedule *sched, FILE *out);
+
+/* Runs this rank's program of sched on comm (which must have nranks
+ * processes) over a private communicator.  Same buffer contract as
+ * MPI_Reduce; returns an MPI error code. */
+int pat_schedule_execute(const pat_schedule *sched, const void *sendbuf,
+                         void *recvbuf, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAT_SCHEDULE_H */

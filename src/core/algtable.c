@@ -1,0 +1,115 @@
+/*
+ * The algorithm table: the one list of algorithms.  Environment parsing,
+ * help text, name lookup, the benchmark and the tests all read it.
+ * Adding an algorithm is one row here plus its folder under src/.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pat_internal.h"
+
+const pat_alg_row pat_alg_table[PAT_REDUCE_ALG_COUNT] = {
+    {.id = PAT_REDUCE_ALG_BINOMIAL,
+     .name = "binomial",
+     .description = "binomial tree, ceil(log2 P) rounds; rank order for "
+                    "non-commutative ops",
+     .build = pat_binomial_build,
+     .run = NULL,
+     .needs = 0,
+     .min_count = 0,
+     .fallback = PAT_REDUCE_ALG_BINOMIAL},
+    {.id = PAT_REDUCE_ALG_NATIVE,
+     .name = "native",
+     .description = "the MPI library's own PMPI_Reduce",
+     .build = NULL,
+     .run = pat_native_run,
+     .needs = 0,
+     .min_count = 0,
+     .fallback = PAT_REDUCE_ALG_NATIVE},
+};
+
+_Static_assert(sizeof pat_alg_table / sizeof pat_alg_table[0] ==
+                   PAT_REDUCE_ALG_COUNT,
+               "pat_alg_table needs one row per pat_reduce_alg");
+
+static const pat_alg_row *row_of(pat_reduce_alg alg) {
+  const pat_alg_row *row = NULL;
+  if ((int)alg >= 0 && alg < PAT_REDUCE_ALG_COUNT)
+    row = &pat_alg_table[alg];
+  return row;
+}
+
+const char *pat_reduce_algorithm_name(pat_reduce_alg alg) {
+  const pat_alg_row *row = row_of(alg);
+  return row ? row->name : NULL;
+}
+
+const char *pat_reduce_algorithm_description(pat_reduce_alg alg) {
+  const pat_alg_row *row = row_of(alg);
+  return row ? row->description : NULL;
+}
+
+int pat_reduce_algorithm_lookup(const char *name, pat_reduce_alg *alg) {
+  int err = PAT_ERR_UNKNOWN_ALGORITHM;
+  if (name == NULL || alg == NULL) {
+    err = PAT_ERR_INVALID_ARG;
+    goto out;
+  }
+  for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++) {
+    if (strcasecmp(name, pat_alg_table[i].name) == 0) {
+      *alg = pat_alg_table[i].id;
+      err = PAT_SUCCESS;
+      break;
+    }
+  }
+out:
+  return err;
+}
+
+void pat_alg_names(char *buf, size_t len) {
+  size_t used = 0;
+  if (len == 0)
+    return;
+  buf[0] = '\0';
+  for (int i = 0; i < PAT_REDUCE_ALG_COUNT && used < len; i++) {
+    int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+                     pat_alg_table[i].name);
+    if (n < 0)
+      break;
+    used += (size_t)n;
+  }
+}
+
+unsigned pat_alg_unmet(const pat_alg_row *row, const pat_call_props *props) {
+  unsigned unmet = 0;
+  if ((row->needs & PAT_NEEDS_COMMUTATIVE) && !props->commutative)
+    unmet |= PAT_NEEDS_COMMUTATIVE;
+  if ((row->needs & PAT_NEEDS_CONTIGUOUS) && !props->contiguous)
+    unmet |= PAT_NEEDS_CONTIGUOUS;
+  if ((row->needs & PAT_NEEDS_PATS) && !props->has_pats)
+    unmet |= PAT_NEEDS_PATS;
+  if (props->count < row->min_count)
+    unmet |= PAT_WHY_COUNT;
+  return unmet;
+}
+
+int pat_alg_select(const pat_alg_row *table, int nrows, pat_reduce_alg wanted,
+                   const pat_call_props *props, pat_reduce_alg *chosen) {
+  int err = PAT_ERR_INVALID_ARG;
+  pat_reduce_alg cur = wanted;
+  /* A chain longer than the table must loop. */
+  for (int steps = 0; steps <= nrows; steps++) {
+    if ((int)cur < 0 || (int)cur >= nrows || table[cur].id != cur)
+      break;
+    if (pat_alg_unmet(&table[cur], props) == 0) {
+      *chosen = cur;
+      err = PAT_SUCCESS;
+      break;
+    }
+    if (table[cur].fallback == cur)
+      break;
+    cur = table[cur].fallback;
+  }
+  return err;
+}

@@ -1,0 +1,109 @@
+/*
+ * Buffers and local operations.  Temporary buffers are sized by the
+ * datatype's true extent so that derived datatypes with gaps or a nonzero
+ * lower bound work; every combine goes through PMPI_Reduce_local so that
+ * every predefined and user-defined op and datatype is supported.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pat_internal.h"
+
+int pat_tmpbuf_alloc(pat_tmpbuf *buf, int count, MPI_Datatype datatype) {
+  MPI_Aint lb, extent, true_lb, true_extent;
+  size_t bytes;
+  int rc = PMPI_Type_get_extent(datatype, &lb, &extent);
+  buf->raw = NULL;
+  buf->base = NULL;
+  if (rc != MPI_SUCCESS)
+    goto out;
+  rc = PMPI_Type_get_true_extent(datatype, &true_lb, &true_extent);
+  if (rc != MPI_SUCCESS || count <= 0)
+    goto out;
+  /* count elements span true_extent + (count - 1) * extent bytes, starting
+   * true_lb bytes after the address of element 0. */
+  bytes = (size_t)true_extent + (size_t)(count - 1) * (size_t)extent;
+  buf->raw = malloc(bytes > 0 ? bytes : 1);
+  if (buf->raw == NULL) {
+    rc = MPI_ERR_NO_MEM;
+    goto out;
+  }
+  buf->base = (char *)buf->raw - true_lb;
+out:
+  return rc;
+}
+
+void pat_tmpbuf_free(pat_tmpbuf *buf) {
+  if (buf != NULL) {
+    free(buf->raw);
+    buf->raw = NULL;
+    buf->base = NULL;
+  }
+}
+
+char *pat_elem(char *base, int i, MPI_Aint extent) {
+  return base + (MPI_Aint)i * extent;
+}
+
+const char *pat_celem(const char *base, int i, MPI_Aint extent) {
+  return base + (MPI_Aint)i * extent;
+}
+
+int pat_type_is_contiguous(MPI_Datatype datatype, int *contiguous) {
+  MPI_Aint lb, extent, true_lb, true_extent;
+  MPI_Count size;
+  int rc = PMPI_Type_size_x(datatype, &size);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Type_get_extent(datatype, &lb, &extent);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Type_get_true_extent(datatype, &true_lb, &true_extent);
+  if (rc == MPI_SUCCESS)
+    *contiguous = size == extent && size == true_extent && lb == 0 &&
+                  true_lb == 0;
+  return rc;
+}
+
+int pat_local_copy(const void *src, void *dst, int count,
+                   MPI_Datatype datatype) {
+  int rc = MPI_SUCCESS;
+  int contiguous = 0, packed = 0, pos = 0;
+  MPI_Count size = 0;
+  void *pack = NULL;
+
+  if (count == 0 || src == dst)
+    goto out;
+  rc = pat_type_is_contiguous(datatype, &contiguous);
+  if (rc != MPI_SUCCESS)
+    goto out;
+  if (contiguous) {
+    rc = PMPI_Type_size_x(datatype, &size);
+    if (rc == MPI_SUCCESS)
+      memmove(dst, src, (size_t)size * (size_t)count);
+    goto out;
+  }
+  /* Gaps: pack and unpack, which touch only the type's data bytes. */
+  rc = PMPI_Pack_size(count, datatype, MPI_COMM_SELF, &packed);
+  if (rc != MPI_SUCCESS)
+    goto out;
+  pack = malloc(packed > 0 ? (size_t)packed : 1);
+  if (pack == NULL) {
+    rc = MPI_ERR_NO_MEM;
+    goto out;
+  }
+  rc = PMPI_Pack(src, count, datatype, pack, packed, &pos, MPI_COMM_SELF);
+  if (rc != MPI_SUCCESS)
+    goto out;
+  pos = 0;
+  rc = PMPI_Unpack(pack, packed, &pos, dst, count, datatype, MPI_COMM_SELF);
+out:
+  free(pack);
+  return rc;
+}
+
+int pat_local_combine(const void *in, void *inout, int count,
+                      MPI_Datatype datatype, MPI_Op op) {
+  int rc = MPI_SUCCESS;
+  if (count > 0)
+    rc = PMPI_Reduce_local(in, inout, count, datatype, op);
+  return rc;
+}

@@ -1,0 +1,188 @@
+/*
+ * Per-communicator state, kept as an attribute of the user's communicator:
+ * a private duplicate for all internal traffic (so no message of ours can
+ * match one of the application's), the call sequence number that goes into
+ * every tag (so back-to-back calls never cross-match), the algorithm that
+ * served the last call, and the schedule cache.  The attribute is deleted,
+ * and the duplicate freed, when the user frees the communicator; a
+ * finalize hook on MPI_COMM_SELF releases MPI_COMM_WORLD's state and the
+ * keyvals.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pat_internal.h"
+
+struct pat_comm_state {
+  MPI_Comm priv;
+  unsigned long calls; /* calls started on this communicator */
+  int tag_ub;
+  int has_last;
+  pat_reduce_alg last;
+  /* schedule cache: one entry */
+  pat_schedule *sched;
+  pat_reduce_alg sched_alg;
+  int sched_rank;
+};
+
+static int pat_state_keyval = MPI_KEYVAL_INVALID;
+static int pat_finalize_keyval = MPI_KEYVAL_INVALID;
+
+static int state_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
+  pat_comm_state *st = value;
+  int rc = MPI_SUCCESS;
+  (void)comm;
+  (void)keyval;
+  (void)extra;
+  if (st != NULL) {
+    if (st->priv != MPI_COMM_NULL)
+      rc = PMPI_Comm_free(&st->priv);
+    pat_schedule_free(st->sched);
+    free(st);
+  }
+  return rc;
+}
+
+/* Runs at the start of MPI_Finalize, when MPI_COMM_SELF's attributes are
+ * deleted: MPI is still fully usable here. */
+static int finalize_hook(MPI_Comm comm, int keyval, void *value, void *extra) {
+  (void)comm;
+  (void)keyval;
+  (void)value;
+  (void)extra;
+  if (pat_state_keyval != MPI_KEYVAL_INVALID) {
+    PMPI_Comm_delete_attr(MPI_COMM_WORLD, pat_state_keyval);
+    PMPI_Comm_free_keyval(&pat_state_keyval);
+  }
+  pat_finalize_keyval = MPI_KEYVAL_INVALID;
+  return MPI_SUCCESS;
+}
+
+static int ensure_keyvals(void) {
+  int rc = MPI_SUCCESS;
+  if (pat_state_keyval != MPI_KEYVAL_INVALID)
+    goto out;
+  rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, state_delete,
+                               &pat_state_keyval, NULL);
+  if (rc != MPI_SUCCESS)
+    goto out;
+  rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_hook,
+                               &pat_finalize_keyval, NULL);
+  if (rc != MPI_SUCCESS)
+    goto out;
+  rc = PMPI_Comm_set_attr(MPI_COMM_SELF, pat_finalize_keyval, NULL);
+out:
+  return rc;
+}
+
+pat_comm_state *pat_comm_state_find(MPI_Comm comm) {
+  pat_comm_state *st = NULL;
+  void *value = NULL;
+  int found = 0;
+  if (pat_state_keyval != MPI_KEYVAL_INVALID &&
+      PMPI_Comm_get_attr(comm, pat_state_keyval, &value, &found) ==
+          MPI_SUCCESS &&
+      found)
+    st = value;
+  return st;
+}
+
+int pat_comm_state_get(MPI_Comm comm, pat_comm_state **out) {
+  pat_comm_state *st = NULL;
+  int rc = ensure_keyvals();
+  void *tag_ub = NULL;
+  int found = 0;
+
+  if (rc != MPI_SUCCESS)
+    goto out;
+  st = pat_comm_state_find(comm);
+  if (st != NULL)
+    goto out;
+
+  st = calloc(1, sizeof *st);
+  if (st == NULL) {
+    rc = MPI_ERR_NO_MEM;
+    goto out;
+  }
+  st->priv = MPI_COMM_NULL;
+  rc = PMPI_Comm_dup(comm, &st->priv);
+  if (rc != MPI_SUCCESS)
+    goto fail;
+  /* Internal errors come back to us; we raise them on the user's comm. */
+  rc = PMPI_Comm_set_errhandler(st->priv, MPI_ERRORS_RETURN);
+  if (rc != MPI_SUCCESS)
+    goto fail;
+  rc = PMPI_Comm_get_attr(st->priv, MPI_TAG_UB, &tag_ub, &found);
+  if (rc != MPI_SUCCESS)
+    goto fail;
+  st->tag_ub = found ? *(int *)tag_ub : 32767;
+  rc = PMPI_Comm_set_attr(comm, pat_state_keyval, st);
+  if (rc != MPI_SUCCESS)
+    goto fail;
+  goto out;
+fail:
+  state_delete(comm, pat_state_keyval, st, NULL);
+  st = NULL;
+out:
+  *out = st;
+  return rc;
+}
+
+MPI_Comm pat_comm_state_priv(const pat_comm_state *st) { return st->priv; }
+
+int pat_comm_state_next_tag(pat_comm_state *st) {
+  int tag = (int)(st->calls % (unsigned long)st->tag_ub);
+  st->calls++;
+  return tag;
+}
+
+unsigned long pat_comm_state_calls(const pat_comm_state *st) {
+  return st->calls;
+}
+
+void pat_comm_state_set_last(pat_comm_state *st, pat_reduce_alg alg) {
+  st->last = alg;
+  st->has_last = 1;
+}
+
+int pat_comm_state_last(const pat_comm_state *st, pat_reduce_alg *alg) {
+  int err = PAT_ERR_NO_CALL_YET;
+  if (st != NULL && st->has_last) {
+    *alg = st->last;
+    err = PAT_SUCCESS;
+  }
+  return err;
+}
+
+int pat_reduce_last_algorithm(MPI_Comm comm, pat_reduce_alg *alg) {
+  int err = PAT_ERR_INVALID_ARG;
+  if (alg != NULL && comm != MPI_COMM_NULL)
+    err = pat_comm_state_last(pat_comm_state_find(comm), alg);
+  return err;
+}
+
+static int same_params(const pat_sched_params *a, const pat_sched_params *b) {
+  return a->nranks == b->nranks && a->root == b->root &&
+         a->count == b->count && a->commutative == b->commutative &&
+         a->in_place == b->in_place;
+}
+
+int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
+                            const pat_sched_params *params, int rank,
+                            const pat_schedule **out) {
+  int err = PAT_SUCCESS;
+  pat_schedule *sched = NULL;
+  if (st->sched != NULL && st->sched_alg == alg && st->sched_rank == rank &&
+      same_params(pat_schedule_params(st->sched), params))
+    goto out;
+  err = pat_schedule_build(alg, params, rank, &sched);
+  if (err != PAT_SUCCESS)
+    goto out;
+  pat_schedule_free(st->sched);
+  st->sched = sched;
+  st->sched_alg = alg;
+  st->sched_rank = rank;
+out:
+  *out = err == PAT_SUCCESS ? st->sched : NULL;
+  return err;
+}

@@ -1,0 +1,259 @@
+/*
+ * The dispatcher behind every entry point: checks the arguments, picks the
+ * algorithm (environment or explicit), falls back when the algorithm
+ * cannot serve the call, and runs it over the communicator's private
+ * duplicate.  Errors are raised through the user's communicator's error
+ * handler, after a message that names the bad argument and its value.
+ */
+#include <stdio.h>
+
+#include "pat_internal.h"
+
+/* Raises code on comm with a message printed once per kind of error. */
+static int arg_error(MPI_Comm comm, int code, int once_key, const char *msg) {
+  pat_warn_once(once_key, "%s", msg);
+  PMPI_Comm_call_errhandler(comm, code);
+  return code;
+}
+
+enum {
+  ONCE_COMM = PAT_ONCE_FALLBACK + PAT_REDUCE_ALG_COUNT,
+  ONCE_ALG,
+  ONCE_COUNT,
+  ONCE_TYPE,
+  ONCE_OP,
+  ONCE_ROOT,
+  ONCE_BUF
+};
+
+static int check_args(pat_call *c, pat_reduce_alg alg) {
+  char msg[600];
+  int rc = MPI_SUCCESS, inter = 0;
+  MPI_Count size;
+  const pat_config *cfg = pat_config_get();
+
+  if (c->comm == MPI_COMM_NULL) {
+    rc = arg_error(MPI_COMM_WORLD, MPI_ERR_COMM, ONCE_COMM,
+                   "comm is MPI_COMM_NULL");
+    goto out;
+  }
+  if (PMPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter) {
+    rc = arg_error(c->comm, MPI_ERR_COMM, ONCE_COMM,
+                   "comm is an intercommunicator; only intracommunicators "
+                   "are supported");
+    goto out;
+  }
+  if (cfg->error != PAT_SUCCESS) {
+    rc = arg_error(c->comm, MPI_ERR_ARG, PAT_ONCE_ENV, cfg->why);
+    goto out;
+  }
+  if ((int)alg < 0 || alg >= PAT_REDUCE_ALG_COUNT) {
+    char names[256];
+    pat_alg_names(names, sizeof names);
+    snprintf(msg, sizeof msg, "algorithm id %d is not an algorithm; valid: "
+             "0..%d (%s)", (int)alg, PAT_REDUCE_ALG_COUNT - 1, names);
+    rc = arg_error(c->comm, MPI_ERR_ARG, ONCE_ALG, msg);
+    goto out;
+  }
+  PMPI_Comm_rank(c->comm, &c->rank);
+  PMPI_Comm_size(c->comm, &c->nranks);
+  if (c->count < 0) {
+    snprintf(msg, sizeof msg, "count=%d is negative; valid: count >= 0",
+             c->count);
+    rc = arg_error(c->comm, MPI_ERR_COUNT, ONCE_COUNT, msg);
+    goto out;
+  }
+  if (c->datatype == MPI_DATATYPE_NULL ||
+      PMPI_Type_size_x(c->datatype, &size) != MPI_SUCCESS) {
+    rc = arg_error(c->comm, MPI_ERR_TYPE, ONCE_TYPE,
+                   "datatype is MPI_DATATYPE_NULL or not a valid datatype");
+    goto out;
+  }
+  if (c->op == MPI_OP_NULL ||
+      PMPI_Op_commutative(c->op, &c->commutative) != MPI_SUCCESS) {
+    rc = arg_error(c->comm, MPI_ERR_OP, ONCE_OP,
+                   "op is MPI_OP_NULL or not a valid op");
+    goto out;
+  }
+  if (c->root < 0 || c->root >= c->nranks) {
+    snprintf(msg, sizeof msg, "root=%d is out of range; valid: 0..%d",
+             c->root, c->nranks - 1);
+    rc = arg_error(c->comm, MPI_ERR_ROOT, ONCE_ROOT, msg);
+    goto out;
+  }
+  c->in_place = c->sendbuf == MPI_IN_PLACE;
+  if (c->in_place && c->rank != c->root) {
+    snprintf(msg, sizeof msg, "sendbuf=MPI_IN_PLACE on rank %d, which is "
+             "not the root (%d); only the root may pass it", c->rank,
+             c->root);
+    rc = arg_error(c->comm, MPI_ERR_BUFFER, ONCE_BUF, msg);
+    goto out;
+  }
+  if (c->count > 0 && ((!c->in_place && c->sendbuf == NULL) ||
+                       (c->rank == c->root && c->recvbuf == NULL))) {
+    snprintf(msg, sizeof msg, "%s is NULL on rank %d with count=%d",
+             c->rank == c->root && c->recvbuf == NULL ? "recvbuf" : "sendbuf",
+             c->rank, c->count);
+    rc = arg_error(c->comm, MPI_ERR_BUFFER, ONCE_BUF, msg);
+    goto out;
+  }
+  if (c->count > 0 && c->rank == c->root && c->sendbuf == c->recvbuf) {
+    rc = arg_error(c->comm, MPI_ERR_BUFFER, ONCE_BUF,
+                   "sendbuf and recvbuf are the same buffer at the root; "
+                   "pass MPI_IN_PLACE as sendbuf instead");
+    goto out;
+  }
+  /* Is op defined on datatype?  MPI checks this even for zero elements. */
+  {
+    char dummy[1] = {0};
+    if (PMPI_Reduce_local(dummy, dummy + 0, 0, c->datatype, c->op) !=
+        MPI_SUCCESS) {
+      rc = arg_error(c->comm, MPI_ERR_OP, ONCE_OP,
+                     "op is not defined for datatype");
+      goto out;
+    }
+  }
+  if (c->in_place)
+    c->sendbuf = c->recvbuf;
+  rc = pat_type_is_contiguous(c->datatype, &c->contiguous);
+out:
+  return rc;
+}
+
+static int run_alg(pat_call *c, pat_reduce_alg alg) {
+  const pat_alg_row *row = &pat_alg_table[alg];
+  const pat_schedule *sched = NULL;
+  pat_sched_params params;
+  int rc = MPI_SUCCESS, err;
+  if (row->run != NULL) {
+    rc = row->run(c);
+    goto out;
+  }
+  params = (pat_sched_params){.nranks = c->nranks,
+                              .root = c->root,
+                              .count = c->count,
+                              .commutative = c->commutative,
+                              .in_place = c->in_place};
+  err = pat_comm_state_schedule(c->state, alg, &params, c->rank, &sched);
+  if (err != PAT_SUCCESS) {
+    rc = err == PAT_ERR_NO_MEMORY ? MPI_ERR_NO_MEM : MPI_ERR_INTERN;
+    goto out;
+  }
+  rc = pat_exec_run(sched, c);
+out:
+  return rc;
+}
+
+int pat_reduce_using(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
+                     int count, MPI_Datatype datatype, MPI_Op op, int root,
+                     MPI_Comm comm) {
+  pat_call c = {.sendbuf = sendbuf,
+                .recvbuf = recvbuf,
+                .count = count,
+                .datatype = datatype,
+                .op = op,
+                .root = root,
+                .comm = comm};
+  pat_call_props props;
+  pat_reduce_alg chosen = alg;
+  const pat_config *cfg = pat_config_get();
+  int rc = check_args(&c, alg);
+
+  if (rc != MPI_SUCCESS)
+    goto out;
+  rc = pat_comm_state_get(comm, &c.state);
+  if (rc != MPI_SUCCESS)
+    goto raise;
+  c.priv = pat_comm_state_priv(c.state);
+  c.tag = pat_comm_state_next_tag(c.state);
+  props = (pat_call_props){.commutative = c.commutative,
+                           .contiguous = c.contiguous,
+                           .count = count,
+                           .has_pats = 0};
+  if (pat_alg_select(pat_alg_table, PAT_REDUCE_ALG_COUNT, alg, &props,
+                     &chosen) != PAT_SUCCESS) {
+    rc = MPI_ERR_INTERN;
+    goto raise;
+  }
+  if (chosen != alg && cfg->verbose >= 1) {
+    unsigned unmet = pat_alg_unmet(&pat_alg_table[alg], &props);
+    pat_warn_once(PAT_ONCE_FALLBACK + (int)alg,
+                  "%s cannot serve this call (needs%s%s%s%s); using %s",
+                  pat_alg_table[alg].name,
+                  unmet & PAT_NEEDS_COMMUTATIVE ? " a commutative op" : "",
+                  unmet & PAT_NEEDS_CONTIGUOUS ? " a contiguous datatype" : "",
+                  unmet & PAT_NEEDS_PATS ? " arrival times" : "",
+                  unmet & PAT_WHY_COUNT ? " a larger count" : "",
+                  pat_alg_table[chosen].name);
+  }
+  if (cfg->verbose >= 2)
+    fprintf(stderr, "patreduce: rank %d call %lu count %d root %d: %s\n",
+            c.rank, pat_comm_state_calls(c.state), count, root,
+            pat_alg_table[chosen].name);
+  pat_comm_state_set_last(c.state, chosen);
+  if (count > 0)
+    rc = run_alg(&c, chosen);
+raise:
+  if (rc != MPI_SUCCESS)
+    PMPI_Comm_call_errhandler(comm, rc);
+out:
+  return rc;
+}
+
+int pat_reduce(const void *sendbuf, void *recvbuf, int count,
+               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  return pat_reduce_using(pat_config_get()->algorithm, sendbuf, recvbuf,
+                          count, datatype, op, root, comm);
+}
+
+int pat_reduce_binomial(const void *sendbuf, void *recvbuf, int count,
+                        MPI_Datatype datatype, MPI_Op op, int root,
+                        MPI_Comm comm) {
+  return pat_reduce_using(PAT_REDUCE_ALG_BINOMIAL, sendbuf, recvbuf, count,
+                          datatype, op, root, comm);
+}
+
+int pat_reduce_native(const void *sendbuf, void *recvbuf, int count,
+                      MPI_Datatype datatype, MPI_Op op, int root,
+                      MPI_Comm comm) {
+  return pat_reduce_using(PAT_REDUCE_ALG_NATIVE, sendbuf, recvbuf, count,
+                          datatype, op, root, comm);
+}
+
+int pat_schedule_execute(const pat_schedule *sched, const void *sendbuf,
+                         void *recvbuf, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm) {
+  const pat_sched_params *p = pat_schedule_params(sched);
+  pat_call c = {.sendbuf = sendbuf,
+                .recvbuf = recvbuf,
+                .datatype = datatype,
+                .op = op,
+                .comm = comm};
+  int rc = MPI_SUCCESS;
+  if (p == NULL) {
+    rc = arg_error(comm, MPI_ERR_ARG, ONCE_ALG, "sched is NULL");
+    goto out;
+  }
+  c.count = p->count;
+  c.root = p->root;
+  rc = check_args(&c, PAT_REDUCE_ALG_BINOMIAL);
+  if (rc != MPI_SUCCESS)
+    goto out;
+  if (p->nranks != c.nranks || !pat_schedule_has_rank(sched, c.rank) ||
+      p->in_place != c.in_place || (p->commutative && !c.commutative)) {
+    rc = arg_error(comm, MPI_ERR_ARG, ONCE_ALG,
+                   "the schedule was built for another communicator size, "
+                   "rank, in-place use or op commutativity");
+    goto out;
+  }
+  rc = pat_comm_state_get(comm, &c.state);
+  if (rc == MPI_SUCCESS) {
+    c.priv = pat_comm_state_priv(c.state);
+    c.tag = pat_comm_state_next_tag(c.state);
+    rc = pat_exec_run(sched, &c);
+  }
+  if (rc != MPI_SUCCESS)
+    PMPI_Comm_call_errhandler(comm, rc);
+out:
+  return rc;
+}

@@ -1,0 +1,603 @@
+/*
+ * The schedule type: per-rank programs of send / receive / combine / copy
+ * operations in rounds (see include/reduce/pat_schedule.h), with its
+ * builder entry point, text dump and validator.
+ *
+ * The validator simulates the data: every slot element holds the ordered
+ * list of ranks whose contributions it combines, messages move lists,
+ * COMBINE concatenates (src ++ dst).  At the end the root's receive buffer
+ * must hold every rank exactly once, in rank order for non-commutative ops.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pat_internal.h"
+
+/* Temporary slots a program may use. */
+#define PAT_SCHED_MAX_TMP 16
+
+typedef struct rank_prog {
+  int built;
+  int nops, cap;
+  pat_sched_op *ops;
+} rank_prog;
+
+struct pat_schedule {
+  pat_sched_params params;
+  rank_prog *progs; /* params.nranks entries */
+};
+
+static int params_ok(const pat_sched_params *p) {
+  return p != NULL && p->nranks >= 1 && p->root >= 0 && p->root < p->nranks &&
+         p->count >= 0;
+}
+
+int pat_schedule_alloc(const pat_sched_params *params, pat_schedule **out) {
+  int err = PAT_SUCCESS;
+  pat_schedule *s = NULL;
+  if (out == NULL || !params_ok(params)) {
+    err = PAT_ERR_INVALID_ARG;
+    goto out;
+  }
+  s = calloc(1, sizeof *s);
+  if (s != NULL)
+    s->progs = calloc((size_t)params->nranks, sizeof *s->progs);
+  if (s == NULL || s->progs == NULL) {
+    free(s);
+    s = NULL;
+    err = PAT_ERR_NO_MEMORY;
+    goto out;
+  }
+  s->params = *params;
+out:
+  if (out != NULL)
+    *out = s;
+  return err;
+}
+
+void pat_schedule_free(pat_schedule *sched) {
+  if (sched == NULL)
+    return;
+  for (int r = 0; r < sched->params.nranks; r++)
+    free(sched->progs[r].ops);
+  free(sched->progs);
+  free(sched);
+}
+
+static int rank_ok(const pat_schedule *s, int rank) {
+  return s != NULL && rank >= 0 && rank < s->params.nranks;
+}
+
+int pat_schedule_add(pat_schedule *sched, int rank, const pat_sched_op *op) {
+  int err = PAT_SUCCESS;
+  rank_prog *p;
+  if (!rank_ok(sched, rank) || op == NULL) {
+    err = PAT_ERR_INVALID_ARG;
+    goto out;
+  }
+  p = &sched->progs[rank];
+  if (p->nops == p->cap) {
+    int cap = p->cap ? 2 * p->cap : 8;
+    pat_sched_op *ops = realloc(p->ops, (size_t)cap * sizeof *ops);
+    if (ops == NULL) {
+      err = PAT_ERR_NO_MEMORY;
+      goto out;
+    }
+    p->ops = ops;
+    p->cap = cap;
+  }
+  p->ops[p->nops++] = *op;
+  p->built = 1;
+out:
+  return err;
+}
+
+int pat_schedule_mark_built(pat_schedule *sched, int rank) {
+  int err = PAT_ERR_INVALID_ARG;
+  if (rank_ok(sched, rank)) {
+    sched->progs[rank].built = 1;
+    err = PAT_SUCCESS;
+  }
+  return err;
+}
+
+const pat_sched_params *pat_schedule_params(const pat_schedule *sched) {
+  return sched ? &sched->params : NULL;
+}
+
+int pat_schedule_has_rank(const pat_schedule *sched, int rank) {
+  return rank_ok(sched, rank) && sched->progs[rank].built;
+}
+
+int pat_schedule_nops(const pat_schedule *sched, int rank) {
+  return rank_ok(sched, rank) ? sched->progs[rank].nops : 0;
+}
+
+const pat_sched_op *pat_schedule_ops(const pat_schedule *sched, int rank) {
+  return rank_ok(sched, rank) ? sched->progs[rank].ops : NULL;
+}
+
+int pat_schedule_nrounds(const pat_schedule *sched, int rank) {
+  int n = pat_schedule_nops(sched, rank);
+  return n > 0 ? sched->progs[rank].ops[n - 1].round + 1 : 0;
+}
+
+int pat_schedule_ntmp(const pat_schedule *sched, int rank) {
+  int ntmp = 0;
+  for (int i = 0; i < pat_schedule_nops(sched, rank); i++) {
+    const pat_sched_op *op = &sched->progs[rank].ops[i];
+    int slots[2] = {op->src, op->dst};
+    for (int k = 0; k < 2; k++)
+      if (slots[k] >= PAT_SLOT_TMP0 && slots[k] - PAT_SLOT_TMP0 + 1 > ntmp)
+        ntmp = slots[k] - PAT_SLOT_TMP0 + 1;
+  }
+  return ntmp;
+}
+
+int pat_schedule_build(pat_reduce_alg alg, const pat_sched_params *params,
+                       int rank, pat_schedule **out) {
+  int err = PAT_SUCCESS;
+  pat_schedule *s = NULL;
+  const pat_alg_row *row;
+  if (out == NULL || (int)alg < 0 || alg >= PAT_REDUCE_ALG_COUNT ||
+      !params_ok(params) || rank < -1 || rank >= params->nranks) {
+    err = PAT_ERR_INVALID_ARG;
+    goto out;
+  }
+  row = &pat_alg_table[alg];
+  if (row->build == NULL) {
+    err = PAT_ERR_NOT_A_SCHEDULE;
+    goto out;
+  }
+  err = pat_schedule_alloc(params, &s);
+  for (int r = rank < 0 ? 0 : rank;
+       err == PAT_SUCCESS && r < (rank < 0 ? params->nranks : rank + 1); r++) {
+    err = row->build(params, r, s);
+    if (err == PAT_SUCCESS)
+      err = pat_schedule_mark_built(s, r);
+  }
+  if (err != PAT_SUCCESS) {
+    pat_schedule_free(s);
+    s = NULL;
+  }
+out:
+  if (out != NULL)
+    *out = s;
+  return err;
+}
+
+/* ---- dump --------------------------------------------------------------- */
+
+static const char *const kind_name[] = {"send", "recv", "combine", "copy"};
+
+static void slot_name(int slot, char *buf, size_t len) {
+  if (slot == PAT_SLOT_SEND)
+    snprintf(buf, len, "sendbuf");
+  else if (slot == PAT_SLOT_RECV)
+    snprintf(buf, len, "recvbuf");
+  else
+    snprintf(buf, len, "tmp%d", slot - PAT_SLOT_TMP0);
+}
+
+int pat_schedule_dump(const pat_schedule *sched, FILE *out) {
+  int err = PAT_SUCCESS;
+  char a[16], b[16];
+  if (sched == NULL || out == NULL) {
+    err = PAT_ERR_INVALID_ARG;
+    goto out;
+  }
+  fprintf(out, "schedule nranks=%d root=%d count=%d commutative=%d "
+               "in_place=%d\n",
+          sched->params.nranks, sched->params.root, sched->params.count,
+          sched->params.commutative, sched->params.in_place);
+  for (int r = 0; r < sched->params.nranks; r++) {
+    const rank_prog *p = &sched->progs[r];
+    if (!p->built)
+      continue;
+    fprintf(out, "rank %d: %d ops, %d rounds\n", r, p->nops,
+            pat_schedule_nrounds(sched, r));
+    for (int i = 0; i < p->nops; i++) {
+      const pat_sched_op *op = &p->ops[i];
+      slot_name(op->src, a, sizeof a);
+      slot_name(op->dst, b, sizeof b);
+      fprintf(out, "  r%-3d %-7s ", op->round,
+              (unsigned)op->kind < 4 ? kind_name[op->kind] : "?");
+      if (op->kind == PAT_SCHED_SEND)
+        fprintf(out, "%s -> rank %d", a, op->peer);
+      else if (op->kind == PAT_SCHED_RECV)
+        fprintf(out, "rank %d -> %s", op->peer, b);
+      else
+        fprintf(out, "%s -> %s", a, b);
+      fprintf(out, " [%d, %d)\n", op->offset, op->offset + op->count);
+    }
+  }
+out:
+  return err;
+}
+
+/* ---- validator ---------------------------------------------------------- */
+
+typedef struct vctx {
+  const pat_schedule *s;
+  char *why;
+  size_t whylen;
+  int nslots; /* PAT_SLOT_TMP0 + PAT_SCHED_MAX_TMP */
+  int count;
+  /* contents[((rank * nslots) + slot) * count + element]: list of ranks,
+   * len -1 while never written */
+  int *len;
+  int **list;
+  int *sent; /* sent[rank * count + element]: round of the first send + 1 */
+} vctx;
+
+static int fail(vctx *c, const char *fmt, ...) {
+  va_list ap;
+  if (c->why != NULL && c->whylen > 0) {
+    va_start(ap, fmt);
+    vsnprintf(c->why, c->whylen, fmt, ap);
+    va_end(ap);
+  }
+  return PAT_ERR_INVALID_SCHEDULE;
+}
+
+/* The slot a program's slot refers to: the send buffer is the receive
+ * buffer at an in-place root. */
+static int real_slot(const vctx *c, int rank, int slot) {
+  const pat_sched_params *p = &c->s->params;
+  return slot == PAT_SLOT_SEND && p->in_place && rank == p->root
+             ? PAT_SLOT_RECV
+             : slot;
+}
+
+static size_t cell(const vctx *c, int rank, int slot, int elem) {
+  return ((size_t)rank * (size_t)c->nslots + (size_t)slot) * (size_t)c->count +
+         (size_t)elem;
+}
+
+static int slot_readable(const vctx *c, int rank, int slot) {
+  return slot == PAT_SLOT_SEND ||
+         (slot == PAT_SLOT_RECV && rank == c->s->params.root) ||
+         (slot >= PAT_SLOT_TMP0 && slot < c->nslots);
+}
+
+static int slot_writable(const vctx *c, int rank, int slot) {
+  return slot_readable(c, rank, slot) &&
+         real_slot(c, rank, slot) != PAT_SLOT_SEND;
+}
+
+/* Static checks of one operation. */
+static int check_op(vctx *c, int rank, int i, const pat_sched_op *op,
+                    int prev_round) {
+  const pat_sched_params *p = &c->s->params;
+  int err = PAT_SUCCESS;
+  int reads = op->kind != PAT_SCHED_RECV;
+  int writes = op->kind != PAT_SCHED_SEND;
+  if ((unsigned)op->kind > PAT_SCHED_COPY)
+    err = fail(c, "rank %d op %d: unknown kind %d", rank, i, (int)op->kind);
+  else if (op->round < prev_round || op->round < 0)
+    err = fail(c, "rank %d op %d: round %d after round %d", rank, i,
+               op->round, prev_round);
+  else if (op->offset < 0 || op->count < 0 || op->offset > p->count - op->count)
+    err = fail(c, "rank %d op %d: elements [%d, %d) outside [0, %d)", rank, i,
+               op->offset, op->offset + op->count, p->count);
+  else if ((op->kind == PAT_SCHED_SEND || op->kind == PAT_SCHED_RECV) &&
+           (op->peer < 0 || op->peer >= p->nranks || op->peer == rank))
+    err = fail(c, "rank %d op %d: bad peer %d", rank, i, op->peer);
+  else if (reads && !slot_readable(c, rank, op->src))
+    err = fail(c, "rank %d op %d: cannot read slot %d", rank, i, op->src);
+  else if (writes && !slot_writable(c, rank, op->dst))
+    err = fail(c, "rank %d op %d: cannot write slot %d", rank, i, op->dst);
+  else if (reads && writes &&
+           real_slot(c, rank, op->src) == real_slot(c, rank, op->dst))
+    err = fail(c, "rank %d op %d: source and destination are one slot", rank,
+               i);
+  return err;
+}
+
+typedef struct msg {
+  int round, from, to, seq; /* seq: position in the program */
+  int offset, count, slot;
+} msg;
+
+static int msg_cmp(const void *a, const void *b) {
+  const msg *x = a, *y = b;
+  int d = x->round != y->round ? (x->round > y->round) - (x->round < y->round)
+          : x->from != y->from ? (x->from > y->from) - (x->from < y->from)
+          : x->to != y->to     ? (x->to > y->to) - (x->to < y->to)
+                               : (x->seq > y->seq) - (x->seq < y->seq);
+  return d;
+}
+
+static int overlap(const msg *a, const msg *b) {
+  return a->offset < b->offset + b->count && b->offset < a->offset + a->count;
+}
+
+/* Within one round a rank must not receive into a range it also sends
+ * from or receives into (the transfers run concurrently). */
+static int check_races(vctx *c, const msg *sends, int nsend, const msg *recvs,
+                       int nrecv) {
+  int err = PAT_SUCCESS;
+  for (int i = 0; i < nrecv && err == PAT_SUCCESS; i++) {
+    const msg *r = &recvs[i];
+    int rs = real_slot(c, r->to, r->slot);
+    for (int j = 0; j < nrecv && err == PAT_SUCCESS; j++) {
+      const msg *o = &recvs[j];
+      if (j != i && o->to == r->to && o->round == r->round &&
+          real_slot(c, o->to, o->slot) == rs && overlap(r, o))
+        err = fail(c, "rank %d round %d: two receives into one range", r->to,
+                   r->round);
+    }
+    for (int j = 0; j < nsend && err == PAT_SUCCESS; j++) {
+      const msg *o = &sends[j];
+      if (o->from == r->to && o->round == r->round &&
+          real_slot(c, o->from, o->slot) == rs && overlap(r, o))
+        err = fail(c, "rank %d round %d: receives into a range it sends",
+                   r->to, r->round);
+    }
+  }
+  return err;
+}
+
+static int set_list(vctx *c, size_t dst, const int *src, int n) {
+  int *l = realloc(c->list[dst], (size_t)(n > 0 ? n : 1) * sizeof *l);
+  if (l == NULL)
+    return PAT_ERR_NO_MEMORY;
+  if (n > 0)
+    memmove(l, src, (size_t)n * sizeof *l);
+  c->list[dst] = l;
+  c->len[dst] = n;
+  return PAT_SUCCESS;
+}
+
+/* Moves element values: dst = src (copy), or dst = src ++ dst (combine). */
+static int move(vctx *c, int from, int fslot, int to, int tslot, int offset,
+                int count, int concat, int round) {
+  int err = PAT_SUCCESS;
+  fslot = real_slot(c, from, fslot);
+  tslot = real_slot(c, to, tslot);
+  for (int e = offset; e < offset + count && err == PAT_SUCCESS; e++) {
+    size_t s = cell(c, from, fslot, e), d = cell(c, to, tslot, e);
+    int n = c->len[s];
+    if (n < 0) {
+      err = fail(c, "rank %d round %d reads slot %d element %d before it is "
+                    "written", from, round, fslot, e);
+    } else if (concat && c->len[d] < 0) {
+      err = fail(c, "rank %d round %d combines into slot %d element %d "
+                    "before it is written", to, round, tslot, e);
+    } else if (concat) {
+      int m = c->len[d];
+      int *l = malloc((size_t)(n + m > 0 ? n + m : 1) * sizeof *l);
+      if (l == NULL) {
+        err = PAT_ERR_NO_MEMORY;
+        break;
+      }
+      memcpy(l, c->list[s], (size_t)n * sizeof *l);
+      if (m > 0)
+        memcpy(l + n, c->list[d], (size_t)m * sizeof *l);
+      free(c->list[d]);
+      c->list[d] = l;
+      c->len[d] = n + m;
+    } else {
+      err = set_list(c, d, c->list[s], n);
+    }
+  }
+  return err;
+}
+
+static int check_result(vctx *c) {
+  const pat_sched_params *p = &c->s->params;
+  int err = PAT_SUCCESS;
+  char *seen = calloc((size_t)p->nranks, 1);
+  if (seen == NULL)
+    return PAT_ERR_NO_MEMORY;
+  for (int e = 0; e < p->count && err == PAT_SUCCESS; e++) {
+    size_t d = cell(c, p->root, PAT_SLOT_RECV, e);
+    memset(seen, 0, (size_t)p->nranks);
+    if (c->len[d] != p->nranks) {
+      err = fail(c, "root's element %d combines %d contributions, not %d", e,
+                 c->len[d] < 0 ? 0 : c->len[d], p->nranks);
+      break;
+    }
+    for (int k = 0; k < p->nranks && err == PAT_SUCCESS; k++) {
+      int r = c->list[d][k];
+      if (r < 0 || r >= p->nranks || seen[r])
+        err = fail(c, "root's element %d holds rank %d's data twice", e, r);
+      else if (!p->commutative && r != k)
+        err = fail(c, "root's element %d combines rank %d at position %d: "
+                      "not rank order", e, r, k);
+      else
+        seen[r] = 1;
+    }
+  }
+  free(seen);
+  return err;
+}
+
+static int simulate(vctx *c, msg *sends, int nsend, msg *recvs, int nrecv) {
+  const pat_schedule *s = c->s;
+  const pat_sched_params *p = &s->params;
+  int err = PAT_SUCCESS, maxround = -1, next_msg = 0;
+  int *pc = calloc((size_t)p->nranks, sizeof *pc); /* next local op */
+  if (pc == NULL)
+    return PAT_ERR_NO_MEMORY;
+  for (int r = 0; r < p->nranks; r++)
+    if (pat_schedule_nrounds(s, r) - 1 > maxround)
+      maxround = pat_schedule_nrounds(s, r) - 1;
+  for (int round = 0; round <= maxround && err == PAT_SUCCESS; round++) {
+    /* communication: messages of this round, pairs already matched */
+    for (; next_msg < nsend && sends[next_msg].round == round &&
+           err == PAT_SUCCESS;
+         next_msg++) {
+      const msg *sd = &sends[next_msg], *rv = &recvs[next_msg];
+      err = move(c, sd->from, sd->slot, rv->to, rv->slot, sd->offset,
+                 sd->count, 0, round);
+      for (int e = sd->offset; e < sd->offset + sd->count; e++) {
+        int *first = &c->sent[(size_t)sd->from * (size_t)p->count + (size_t)e];
+        if (*first == 0)
+          *first = round + 1;
+      }
+    }
+    /* local operations of this round, in program order */
+    for (int r = 0; r < p->nranks && err == PAT_SUCCESS; r++) {
+      const rank_prog *pr = &s->progs[r];
+      for (; pc[r] < pr->nops && pr->ops[pc[r]].round == round &&
+             err == PAT_SUCCESS;
+           pc[r]++) {
+        const pat_sched_op *op = &pr->ops[pc[r]];
+        if (op->kind == PAT_SCHED_COMBINE || op->kind == PAT_SCHED_COPY)
+          err = move(c, r, op->src, r, op->dst, op->offset, op->count,
+                     op->kind == PAT_SCHED_COMBINE, round);
+      }
+    }
+  }
+  (void)nrecv;
+  free(pc);
+  return err;
+}
+
+static int collect_msgs(vctx *c, msg **sends, int *nsend, msg **recvs,
+                        int *nrecv) {
+  const pat_schedule *s = c->s;
+  int err = PAT_SUCCESS, total = 0, ns = 0, nr = 0;
+  for (int r = 0; r < s->params.nranks; r++)
+    total += s->progs[r].nops;
+  *sends = malloc((size_t)(total > 0 ? total : 1) * sizeof **sends);
+  *recvs = malloc((size_t)(total > 0 ? total : 1) * sizeof **recvs);
+  if (*sends == NULL || *recvs == NULL) {
+    err = PAT_ERR_NO_MEMORY;
+    goto out;
+  }
+  for (int r = 0; r < s->params.nranks; r++) {
+    for (int i = 0; i < s->progs[r].nops; i++) {
+      const pat_sched_op *op = &s->progs[r].ops[i];
+      if (op->kind == PAT_SCHED_SEND)
+        (*sends)[ns++] = (msg){op->round, r,         op->peer, i,
+                               op->offset, op->count, op->src};
+      else if (op->kind == PAT_SCHED_RECV)
+        (*recvs)[nr++] = (msg){op->round, op->peer,  r,        i,
+                               op->offset, op->count, op->dst};
+    }
+  }
+  qsort(*sends, (size_t)ns, sizeof **sends, msg_cmp);
+  qsort(*recvs, (size_t)nr, sizeof **recvs, msg_cmp);
+  if (ns != nr) {
+    err = fail(c, "%d sends but %d receives", ns, nr);
+    goto out;
+  }
+  for (int i = 0; i < ns; i++) {
+    const msg *a = &(*sends)[i], *b = &(*recvs)[i];
+    if (a->round != b->round || a->from != b->from || a->to != b->to) {
+      const msg *m = msg_cmp(a, b) < 0 ? a : b;
+      err = fail(c, "round %d: %s from rank %d to rank %d has no matching %s",
+                 m->round, m == a ? "send" : "receive", m->from, m->to,
+                 m == a ? "receive" : "send");
+      goto out;
+    }
+    if (a->offset != b->offset || a->count != b->count) {
+      err = fail(c, "round %d: rank %d sends [%d, %d) but rank %d receives "
+                    "[%d, %d)", a->round, a->from, a->offset,
+                 a->offset + a->count, b->to, b->offset, b->offset + b->count);
+      goto out;
+    }
+  }
+  err = check_races(c, *sends, ns, *recvs, nr);
+out:
+  *nsend = ns;
+  *nrecv = nr;
+  return err;
+}
+
+/* A rank must not receive an element after it has sent it (checked on the
+ * matched messages, which are in round order). */
+static int check_tree(vctx *c, const msg *recvs, int nrecv) {
+  int err = PAT_SUCCESS;
+  int count = c->s->params.count;
+  for (int i = 0; i < nrecv && err == PAT_SUCCESS; i++) {
+    const msg *m = &recvs[i];
+    for (int e = m->offset; e < m->offset + m->count && err == PAT_SUCCESS;
+         e++) {
+      int first = c->sent[(size_t)m->to * (size_t)count + (size_t)e];
+      if (first != 0 && first - 1 <= m->round)
+        err = fail(c, "rank %d receives element %d in round %d after "
+                      "sending it in round %d", m->to, e, m->round, first - 1);
+    }
+  }
+  return err;
+}
+
+static int validate(const pat_schedule *sched, char *why, size_t whylen,
+                    int tree) {
+  vctx c = {0};
+  msg *sends = NULL, *recvs = NULL;
+  int nsend = 0, nrecv = 0, err = PAT_SUCCESS;
+  size_t ncells = 0;
+  c.s = sched;
+  c.why = why;
+  c.whylen = whylen;
+  if (why != NULL && whylen > 0)
+    why[0] = '\0';
+  if (sched == NULL || !params_ok(&sched->params)) {
+    err = fail(&c, "no schedule or bad parameters");
+    goto out;
+  }
+  c.nslots = PAT_SLOT_TMP0 + PAT_SCHED_MAX_TMP;
+  c.count = sched->params.count;
+  for (int r = 0; r < sched->params.nranks && err == PAT_SUCCESS; r++) {
+    const rank_prog *p = &sched->progs[r];
+    int prev = 0;
+    if (!p->built)
+      err = fail(&c, "rank %d has no program", r);
+    for (int i = 0; i < p->nops && err == PAT_SUCCESS; i++) {
+      err = check_op(&c, r, i, &p->ops[i], prev);
+      prev = p->ops[i].round;
+    }
+  }
+  if (err != PAT_SUCCESS)
+    goto out;
+  err = collect_msgs(&c, &sends, &nsend, &recvs, &nrecv);
+  if (err != PAT_SUCCESS)
+    goto out;
+  ncells = (size_t)sched->params.nranks * (size_t)c.nslots * (size_t)c.count;
+  c.len = malloc((ncells > 0 ? ncells : 1) * sizeof *c.len);
+  c.list = calloc(ncells > 0 ? ncells : 1, sizeof *c.list);
+  c.sent = calloc((size_t)sched->params.nranks * (size_t)(c.count + 1),
+                  sizeof *c.sent);
+  if (c.len == NULL || c.list == NULL || c.sent == NULL) {
+    err = PAT_ERR_NO_MEMORY;
+    goto out;
+  }
+  for (size_t i = 0; i < ncells; i++)
+    c.len[i] = -1;
+  for (int r = 0; r < sched->params.nranks && err == PAT_SUCCESS; r++)
+    for (int e = 0; e < c.count && err == PAT_SUCCESS; e++)
+      err = set_list(&c, cell(&c, r, real_slot(&c, r, PAT_SLOT_SEND), e), &r,
+                     1);
+  if (err == PAT_SUCCESS)
+    err = simulate(&c, sends, nsend, recvs, nrecv);
+  if (err == PAT_SUCCESS)
+    err = check_result(&c);
+  if (err == PAT_SUCCESS && tree)
+    err = check_tree(&c, recvs, nrecv);
+out:
+  if (c.list != NULL)
+    for (size_t i = 0; i < ncells; i++)
+      free(c.list[i]);
+  free(c.list);
+  free(c.len);
+  free(c.sent);
+  free(sends);
+  free(recvs);
+  return err;
+}
+
+int pat_schedule_validate(const pat_schedule *sched, char *why,
+                          size_t whylen) {
+  return validate(sched, why, whylen, 0);
+}
+
+int pat_schedule_validate_tree(const pat_schedule *sched, char *why,
+                               size_t whylen) {
+  return validate(sched, why, whylen, 1);
+}
