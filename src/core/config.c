@@ -3,6 +3,7 @@
  * (the only mutable global state besides the attribute keyvals).  A bad
  * value is not ignored: it is kept as an error that every call reports.
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +48,7 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
     goto out;
   }
   level = strtol(verbose, &end, 10);
-  if (end == verbose || *end != '\0' || level < 0 || level > 2) {
+  if (!isdigit((unsigned char)verbose[0]) || *end != '\0' || level > 2) {
     snprintf(cfg->why, sizeof cfg->why,
              "%s=%s is not a verbosity level; valid: 0, 1, 2",
              pat_env_table[PAT_ENV_VERBOSE].name, verbose);

@@ -1,0 +1,39 @@
+#!/bin/sh
+# pmpi_preload.sh MPIEXEC PROGRAM PMPI_LIB ALGORITHM [MPIEXEC_FLAGS...]
+#
+# Runs an unmodified MPI program with the MPI_Reduce override preloaded and
+# checks that (1) its results are right, (2) every MPI_Reduce call went
+# through patreduce with the requested algorithm (PAT_REDUCE_VERBOSE=2 logs
+# each call), and (3) without the preload no call goes through patreduce.
+set -u
+mpiexec=$1 prog=$2 lib=$3 alg=$4
+shift 4
+np=4
+calls=$((2 * np)) # the program makes 2 MPI_Reduce calls per root
+out=$(mktemp) err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+
+PAT_REDUCE_ALGORITHM=$alg PAT_REDUCE_VERBOSE=2 \
+  "$mpiexec" -n $np "$@" -x LD_PRELOAD="$lib" -x PAT_REDUCE_ALGORITHM \
+  -x PAT_REDUCE_VERBOSE "$prog" >"$out" 2>"$err"
+rc=$?
+cat "$out"
+if [ $rc -ne 0 ] || ! grep -q "results ok" "$out"; then
+  echo "FAIL: program failed with the override (exit $rc)"; cat "$err"; exit 1
+fi
+served=$(grep -c "^patreduce: rank [0-9]* call [0-9]* count [0-9]* root [0-9]*: $alg\$" "$err")
+other=$(grep "^patreduce: rank" "$err" | grep -vc ": $alg\$")
+if [ "$served" -ne $((np * calls)) ] || [ "$other" -ne 0 ]; then
+  echo "FAIL: expected $((np * calls)) calls served by $alg, saw $served (and $other by others)"
+  cat "$err"; exit 1
+fi
+echo "ok: $served MPI_Reduce calls (all ranks) served by $alg"
+
+PAT_REDUCE_VERBOSE=2 "$mpiexec" -n $np "$@" -x PAT_REDUCE_VERBOSE \
+  "$prog" >"$out" 2>"$err"
+if [ $? -ne 0 ] || grep -q "^patreduce:" "$err"; then
+  echo "FAIL: without the preload the program must not reach patreduce"
+  cat "$err"; exit 1
+fi
+echo "ok: without the preload MPI_Reduce is the MPI library's"
+echo "pmpi_preload $alg: 2 passed, 0 failed"

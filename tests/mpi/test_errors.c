@@ -1,0 +1,199 @@
+/*
+ * Bad input gets a clear error, never a hang, a crash or a wrong result.
+ *
+ *   test_errors args   every kind of bad argument returns its MPI error
+ *                      class under MPI_ERRORS_RETURN, with a message naming
+ *                      the argument; valid calls still work afterwards
+ *   test_errors env    run with a bad PAT_REDUCE_* variable: every call
+ *                      returns MPI_ERR_ARG and the message, printed once,
+ *                      names the variable, the value and the valid values
+ *   test_errors fatal  a bad root under MPI_ERRORS_ARE_FATAL aborts the job
+ *                      (ctest expects this test to fail)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include "reduce/pat_reduce.h"
+
+static int failures = 0, checks = 0;
+static int rank, size;
+
+static void check(int ok, const char *what) {
+  checks++;
+  if (!ok) {
+    failures++;
+    fprintf(stderr, "test_errors: rank %d: FAILED: %s\n", rank, what);
+  }
+}
+
+static int error_class(int rc) {
+  int cls = rc;
+  if (rc != MPI_SUCCESS)
+    MPI_Error_class(rc, &cls);
+  return cls;
+}
+
+/* Runs a reduction with stderr captured into text (at most len bytes). */
+static int capture(char *text, size_t len, pat_reduce_alg alg, int use_env,
+                   const void *sb, void *rb, int count, MPI_Datatype dt,
+                   MPI_Op op, int root, MPI_Comm comm) {
+  char path[] = "/tmp/patreduce_errXXXXXX";
+  int fd = mkstemp(path), saved = dup(2), rc;
+  ssize_t n;
+  fflush(stderr);
+  dup2(fd, 2);
+  rc = use_env ? pat_reduce(sb, rb, count, dt, op, root, comm)
+               : pat_reduce_using(alg, sb, rb, count, dt, op, root, comm);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  lseek(fd, 0, SEEK_SET);
+  n = read(fd, text, len - 1);
+  text[n > 0 ? n : 0] = '\0';
+  close(fd);
+  unlink(path);
+  return rc;
+}
+
+static void expect(int cls, const char *msg, pat_reduce_alg alg,
+                   const void *sb, void *rb, int count, MPI_Datatype dt,
+                   MPI_Op op, int root, MPI_Comm comm, const char *what) {
+  char text[2048], line[2300];
+  int rc = capture(text, sizeof text, alg, 0, sb, rb, count, dt, op, root,
+                   comm);
+  snprintf(line, sizeof line, "%s: class %d (want %d), message \"%s\"", what,
+           error_class(rc), cls, text);
+  check(error_class(rc) == cls, line);
+  /* The message is printed once per kind of error, so only check it when
+   * one was printed; the first case of each kind must print one. */
+  if (msg != NULL)
+    check(strstr(text, msg) != NULL, line);
+}
+
+static void valid_call_still_works(MPI_Comm comm, const char *what) {
+  int csize, crank, in, out = -1;
+  MPI_Comm_size(comm, &csize);
+  MPI_Comm_rank(comm, &crank);
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+    in = crank + 1;
+    int rc = pat_reduce_using((pat_reduce_alg)a, &in, &out, 1, MPI_INT,
+                              MPI_SUM, 0, comm);
+    check(rc == MPI_SUCCESS, what);
+    if (crank == 0)
+      check(out == csize * (csize + 1) / 2, what);
+  }
+}
+
+static void test_args(void) {
+  int in[4] = {1, 2, 3, 4}, out[4];
+  int root = size - 1;
+  pat_reduce_alg alg = PAT_REDUCE_ALG_BINOMIAL, last;
+  MPI_Comm dup;
+
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+  check(pat_reduce_last_algorithm(dup, &last) == PAT_ERR_NO_CALL_YET,
+        "no call yet");
+
+  /* errors every rank sees alike */
+  expect(MPI_ERR_COUNT, "count=-1 is negative", alg, in, out, -1, MPI_INT,
+         MPI_SUM, 0, dup, "negative count");
+  expect(MPI_ERR_ROOT, "root=", alg, in, out, 1, MPI_INT, MPI_SUM, size, dup,
+         "root too large");
+  expect(MPI_ERR_ROOT, NULL, alg, in, out, 1, MPI_INT, MPI_SUM, -1, dup,
+         "negative root");
+  expect(MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL", alg, in, out, 1,
+         MPI_DATATYPE_NULL, MPI_SUM, 0, dup, "null datatype");
+  expect(MPI_ERR_OP, "op is MPI_OP_NULL", alg, in, out, 1, MPI_INT,
+         MPI_OP_NULL, 0, dup, "null op");
+  expect(MPI_ERR_OP, NULL, alg, in, out, 1, MPI_DOUBLE, MPI_BAND, 0, dup,
+         "bitwise and on doubles");
+  expect(MPI_ERR_COMM, "comm is MPI_COMM_NULL", alg, in, out, 1, MPI_INT,
+         MPI_SUM, 0, MPI_COMM_NULL, "null communicator");
+  expect(MPI_ERR_BUFFER, "sendbuf is NULL", alg, NULL, out, 2, MPI_INT,
+         MPI_SUM, 0, dup, "null send buffer");
+  expect(MPI_ERR_ARG, "algorithm id 99 is not an algorithm", (pat_reduce_alg)99,
+         in, out, 1, MPI_INT, MPI_SUM, 0, dup, "bad algorithm id");
+  /* MPI_IN_PLACE on non-roots; the root fails too, for a NULL recvbuf */
+  expect(MPI_ERR_BUFFER, NULL, alg, MPI_IN_PLACE, NULL, 1, MPI_INT, MPI_SUM,
+         root, dup, "in place off the root, or null recvbuf at root");
+  /* errors only one rank can see: on MPI_COMM_SELF */
+  expect(MPI_ERR_BUFFER, NULL, alg, in, in, 1, MPI_INT, MPI_SUM, 0,
+         MPI_COMM_SELF, "aliased buffers at the root");
+  expect(MPI_ERR_BUFFER, NULL, alg, in, NULL, 1, MPI_INT, MPI_SUM, 0,
+         MPI_COMM_SELF, "null recvbuf at the root");
+  /* count 0 needs no buffers at all */
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    check(pat_reduce_using((pat_reduce_alg)a, NULL, NULL, 0, MPI_INT, MPI_SUM,
+                           root, dup) == MPI_SUCCESS,
+          "count 0 with NULL buffers");
+
+  valid_call_still_works(dup, "valid call after errors");
+  valid_call_still_works(MPI_COMM_SELF, "valid call on self after errors");
+  check(pat_reduce_last_algorithm(dup, &last) == PAT_SUCCESS &&
+            last == PAT_REDUCE_ALG_COUNT - 1,
+        "last algorithm is the one that ran");
+  check(pat_reduce_last_algorithm(MPI_COMM_NULL, &last) == PAT_ERR_INVALID_ARG,
+        "last algorithm of MPI_COMM_NULL");
+  MPI_Comm_free(&dup);
+}
+
+static void test_env(void) {
+  char text[2048], want[512];
+  int in = 1, out = 0, rc;
+  const char *alg = getenv("PAT_REDUCE_ALGORITHM");
+  const char *verbose = getenv("PAT_REDUCE_VERBOSE");
+
+  if (alg != NULL) {
+    snprintf(want, sizeof want, "PAT_REDUCE_ALGORITHM=%s is not an "
+             "algorithm; valid: ", alg);
+    for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+      strcat(want, pat_reduce_algorithm_name((pat_reduce_alg)a));
+      strcat(want, a + 1 < PAT_REDUCE_ALG_COUNT ? ", " : "");
+    }
+  } else {
+    snprintf(want, sizeof want, "PAT_REDUCE_VERBOSE=%s is not a verbosity "
+             "level; valid: 0, 1, 2", verbose ? verbose : "(unset)");
+  }
+  rc = capture(text, sizeof text, 0, 1, &in, &out, 1, MPI_INT, MPI_SUM, 0,
+               MPI_COMM_WORLD);
+  check(error_class(rc) == MPI_ERR_ARG, "bad environment gives MPI_ERR_ARG");
+  check(strstr(text, want) != NULL, want);
+  /* a second call fails alike but does not repeat the message */
+  rc = capture(text, sizeof text, 0, 1, &in, &out, 1, MPI_INT, MPI_SUM, 0,
+               MPI_COMM_WORLD);
+  check(error_class(rc) == MPI_ERR_ARG, "second call fails too");
+  check(strstr(text, want) == NULL, "message printed only once");
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "args";
+  int total[2];
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (strcmp(mode, "fatal") == 0) {
+    int in = 1, out;
+    pat_reduce(&in, &out, 1, MPI_INT, MPI_SUM, size, MPI_COMM_WORLD);
+    fprintf(stderr, "test_errors: a fatal error handler returned\n");
+    MPI_Finalize();
+    return 0; /* the test expects a failure: reaching here passes nothing */
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  if (strcmp(mode, "env") == 0)
+    test_env();
+  else
+    test_args();
+  total[0] = checks - failures;
+  total[1] = failures;
+  MPI_Allreduce(MPI_IN_PLACE, total, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("test_errors %s: %d passed, %d failed\n", mode, total[0], total[1]);
+  MPI_Finalize();
+  return total[1] != 0;
+}

@@ -1,0 +1,141 @@
+/* Unit tests (no MPI run): environment parsing, and the README's tables of
+ * algorithms and environment variables against the code's tables. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/pat_internal.h"
+
+/* A fake environment: a small table of name=value. */
+static const char *fake_env[2][2];
+
+static const char *fake_getenv(const char *name) {
+  for (int i = 0; i < 2; i++)
+    if (fake_env[i][0] != NULL && strcmp(fake_env[i][0], name) == 0)
+      return fake_env[i][1];
+  return NULL;
+}
+
+static void set_env(const char *alg, const char *verbose) {
+  fake_env[0][0] = "PAT_REDUCE_ALGORITHM";
+  fake_env[0][1] = alg;
+  fake_env[1][0] = "PAT_REDUCE_VERBOSE";
+  fake_env[1][1] = verbose;
+}
+
+static void defaults_when_unset_or_empty(void **state) {
+  pat_config cfg;
+  (void)state;
+  set_env(NULL, NULL);
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_SUCCESS);
+  assert_int_equal(cfg.algorithm, PAT_REDUCE_ALG_BINOMIAL);
+  assert_int_equal(cfg.verbose, 0);
+  set_env("", "");
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_SUCCESS);
+  assert_int_equal(cfg.algorithm, PAT_REDUCE_ALG_BINOMIAL);
+}
+
+static void algorithm_by_name_any_case(void **state) {
+  pat_config cfg;
+  (void)state;
+  set_env("NATIVE", "2");
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_SUCCESS);
+  assert_int_equal(cfg.algorithm, PAT_REDUCE_ALG_NATIVE);
+  assert_int_equal(cfg.verbose, 2);
+}
+
+static void unknown_algorithm_lists_valid_names(void **state) {
+  pat_config cfg;
+  char want[512], names[256];
+  (void)state;
+  set_env("foo", NULL);
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
+  pat_alg_names(names, sizeof names);
+  snprintf(want, sizeof want,
+           "PAT_REDUCE_ALGORITHM=foo is not an algorithm; valid: %s", names);
+  assert_string_equal(cfg.why, want);
+  assert_non_null(strstr(cfg.why, "binomial"));
+  assert_non_null(strstr(cfg.why, "native"));
+}
+
+static void bad_verbosity_is_an_error(void **state) {
+  pat_config cfg;
+  const char *bad[] = {"yes", "3", "-1", "1x", " 1"};
+  (void)state;
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    set_env("binomial", bad[i]);
+    pat_config_parse(&cfg, fake_getenv);
+    assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
+    assert_non_null(strstr(cfg.why, "PAT_REDUCE_VERBOSE="));
+    assert_non_null(strstr(cfg.why, "valid: 0, 1, 2"));
+  }
+}
+
+/* Reads the README and returns the first cells (`code`) of the markdown
+ * table rows that follow the line containing marker. */
+static int readme_table(const char *marker, char names[][64], int max) {
+  FILE *f = fopen(PAT_README, "r");
+  char line[1024];
+  int n = 0, in_table = 0, found = 0;
+  assert_non_null(f);
+  while (fgets(line, sizeof line, f)) {
+    if (!found) {
+      found = strstr(line, marker) != NULL;
+      continue;
+    }
+    if (line[0] == '|') {
+      char *a = strchr(line, '`'), *b = a ? strchr(a + 1, '`') : NULL;
+      in_table = 1;
+      if (a && b && b - a - 1 < 64 && n < max) {
+        memcpy(names[n], a + 1, (size_t)(b - a - 1));
+        names[n][b - a - 1] = '\0';
+        n++;
+      }
+    } else if (in_table) {
+      break;
+    }
+  }
+  fclose(f);
+  assert_true(found);
+  return n;
+}
+
+static void readme_lists_every_algorithm(void **state) {
+  char names[64][64];
+  int n = readme_table("<!-- algorithms -->", names, 64);
+  (void)state;
+  assert_int_equal(n, PAT_REDUCE_ALG_COUNT);
+  for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++)
+    assert_string_equal(names[i], pat_alg_table[i].name);
+}
+
+static void readme_lists_every_env_var(void **state) {
+  char names[64][64];
+  int n = readme_table("<!-- environment -->", names, 64);
+  (void)state;
+  assert_int_equal(n, PAT_ENV_COUNT);
+  for (int i = 0; i < PAT_ENV_COUNT; i++)
+    assert_string_equal(names[i], pat_env_table[i].name);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(defaults_when_unset_or_empty),
+      cmocka_unit_test(algorithm_by_name_any_case),
+      cmocka_unit_test(unknown_algorithm_lists_valid_names),
+      cmocka_unit_test(bad_verbosity_is_an_error),
+      cmocka_unit_test(readme_lists_every_algorithm),
+      cmocka_unit_test(readme_lists_every_env_var),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

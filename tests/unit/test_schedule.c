@@ -1,0 +1,371 @@
+/* Unit tests (no MPI run): the schedule validator rejects broken schedules,
+ * and binomial schedules are valid trees for every P in 1..257 and every
+ * root, commutative or not, in place or not. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/pat_internal.h"
+
+static int ceil_log2(int p) {
+  int r = 0;
+  while ((1 << r) < p)
+    r++;
+  return r;
+}
+
+static pat_schedule *binomial(int P, int root, int count, int comm,
+                              int in_place) {
+  pat_sched_params p = {.nranks = P, .root = root, .count = count,
+                        .commutative = comm, .in_place = in_place};
+  pat_schedule *s = NULL;
+  assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_BINOMIAL, &p, -1, &s),
+                   PAT_SUCCESS);
+  return s;
+}
+
+static void expect_valid(const pat_schedule *s) {
+  char why[256];
+  int err = pat_schedule_validate_tree(s, why, sizeof why);
+  if (err != PAT_SUCCESS) {
+    const pat_sched_params *p = pat_schedule_params(s);
+    fail_msg("P=%d root=%d comm=%d in_place=%d: %s", p->nranks, p->root,
+             p->commutative, p->in_place, why);
+  }
+}
+
+static void expect_invalid(const pat_schedule *s, const char *reason) {
+  char why[256];
+  assert_int_equal(pat_schedule_validate(s, why, sizeof why),
+                   PAT_ERR_INVALID_SCHEDULE);
+  if (strstr(why, reason) == NULL)
+    fail_msg("rejected for \"%s\", expected \"%s\"", why, reason);
+}
+
+/* Copies s with other params, letting edit drop (return 0), keep (1) or
+ * keep and repeat (2) each operation, possibly changing it. */
+typedef int (*edit_fn)(int rank, int index, pat_sched_op *op);
+
+static pat_schedule *copy_edit(const pat_schedule *s,
+                               const pat_sched_params *params, edit_fn edit) {
+  pat_schedule *t = NULL;
+  const pat_sched_params *p = params ? params : pat_schedule_params(s);
+  assert_int_equal(pat_schedule_alloc(p, &t), PAT_SUCCESS);
+  for (int r = 0; r < p->nranks; r++) {
+    assert_int_equal(pat_schedule_mark_built(t, r), PAT_SUCCESS);
+    for (int i = 0; i < pat_schedule_nops(s, r); i++) {
+      pat_sched_op op = pat_schedule_ops(s, r)[i];
+      int keep = edit ? edit(r, i, &op) : 1;
+      for (int k = 0; k < keep; k++)
+        assert_int_equal(pat_schedule_add(t, r, &op), PAT_SUCCESS);
+    }
+  }
+  return t;
+}
+
+/* ---- binomial schedules ----------------------------------------------- */
+
+static void check_binomial_shape(const pat_schedule *s) {
+  const pat_sched_params *p = pat_schedule_params(s);
+  int P = p->nranks, sends = 0, extra = !p->commutative && p->root != 0;
+  int depth = ceil_log2(p->root) > ceil_log2(P - 1 - p->root)
+                  ? ceil_log2(p->root)
+                  : ceil_log2(P - 1 - p->root);
+  for (int r = 0; r < P; r++) {
+    int mine = 0;
+    for (int i = 0; i < pat_schedule_nops(s, r); i++)
+      mine += pat_schedule_ops(s, r)[i].kind == PAT_SCHED_SEND;
+    /* every rank but the tree root sends once (plus rank 0's forward) */
+    assert_int_equal(mine, r == p->root ? 0 : 1);
+    sends += mine;
+    assert_true(pat_schedule_nrounds(s, r) <= (P == 1 ? 1 : ceil_log2(P) + extra));
+    assert_true(pat_schedule_ntmp(s, r) <= 2);
+  }
+  assert_int_equal(sends, P - 1);
+  /* root 0 or commutative: ceil(log2 P) rounds; else 1 + the deeper of
+   * the trees left and right of the root */
+  assert_int_equal(pat_schedule_nrounds(s, p->root),
+                   P == 1 ? p->in_place ? 0 : 1
+                   : extra ? 1 + depth
+                           : ceil_log2(P));
+}
+
+static void binomial_valid_for_every_size_and_root(void **state) {
+  (void)state;
+  for (int P = 1; P <= 257; P++) {
+    for (int root = 0; root < P; root++) {
+      for (int variant = 0; variant < 4; variant++) {
+        pat_schedule *s = binomial(P, root, 2, variant & 1, variant >> 1);
+        expect_valid(s);
+        check_binomial_shape(s);
+        pat_schedule_free(s);
+      }
+    }
+  }
+}
+
+static void one_rank_schedule_equals_full_schedule(void **state) {
+  pat_sched_params p = {.nranks = 13, .root = 5, .count = 7,
+                        .commutative = 0, .in_place = 1};
+  pat_schedule *all = NULL;
+  (void)state;
+  assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_BINOMIAL, &p, -1, &all),
+                   PAT_SUCCESS);
+  for (int r = 0; r < p.nranks; r++) {
+    pat_schedule *one = NULL;
+    assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_BINOMIAL, &p, r, &one),
+                     PAT_SUCCESS);
+    assert_true(pat_schedule_has_rank(one, r));
+    assert_false(pat_schedule_has_rank(one, (r + 1) % p.nranks));
+    assert_int_equal(pat_schedule_nops(one, r), pat_schedule_nops(all, r));
+    assert_memory_equal(pat_schedule_ops(one, r), pat_schedule_ops(all, r),
+                        (size_t)pat_schedule_nops(all, r) *
+                            sizeof(pat_sched_op));
+    pat_schedule_free(one);
+  }
+  pat_schedule_free(all);
+}
+
+static void build_rejects_bad_params(void **state) {
+  pat_sched_params p = {.nranks = 4, .root = 4, .count = 1};
+  pat_schedule *s = (pat_schedule *)&p;
+  (void)state;
+  assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_BINOMIAL, &p, -1, &s),
+                   PAT_ERR_INVALID_ARG);
+  assert_null(s);
+  p.root = 0;
+  p.count = -1;
+  assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_BINOMIAL, &p, -1, &s),
+                   PAT_ERR_INVALID_ARG);
+  p.count = 1;
+  assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_BINOMIAL, &p, 4, &s),
+                   PAT_ERR_INVALID_ARG);
+  assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_NATIVE, &p, -1, &s),
+                   PAT_ERR_NOT_A_SCHEDULE);
+  pat_schedule_free(NULL);
+}
+
+/* ---- the validator rejects broken schedules -------------------------- */
+
+static int drop_root_recv(int rank, int i, pat_sched_op *op) {
+  (void)i;
+  return !(rank == 0 && op->kind == PAT_SCHED_RECV && op->round == 0);
+}
+static int send_to_wrong_peer(int rank, int i, pat_sched_op *op) {
+  (void)i;
+  if (rank == 1 && op->kind == PAT_SCHED_SEND)
+    op->peer = 2;
+  return 1;
+}
+static int rank1_twice(int rank, int i, pat_sched_op *op) {
+  (void)i;
+  /* rank 1 sends twice, the root receives both into one buffer at once */
+  if (rank == 1 && op->kind == PAT_SCHED_SEND)
+    return 2;
+  if (rank == 0 && op->round == 0 && op->kind == PAT_SCHED_RECV)
+    return 2;
+  return 1;
+}
+static int write_send_buffer(int rank, int i, pat_sched_op *op) {
+  (void)i;
+  if (rank == 2 && op->kind == PAT_SCHED_COMBINE)
+    op->dst = PAT_SLOT_SEND;
+  return 1;
+}
+static int send_unwritten_tmp(int rank, int i, pat_sched_op *op) {
+  (void)i;
+  if (rank == 3 && op->kind == PAT_SCHED_SEND)
+    op->src = PAT_SLOT_TMP0;
+  return 1;
+}
+static int short_send(int rank, int i, pat_sched_op *op) {
+  (void)i;
+  if (rank == 1 && op->kind == PAT_SCHED_SEND)
+    op->count--;
+  return 1;
+}
+static int rounds_go_back(int rank, int i, pat_sched_op *op) {
+  if (rank == 0 && i == 3) /* the combine of round 1 goes to round 0 */
+    op->round = 0;
+  return 1;
+}
+static int drop_copy(int rank, int i, pat_sched_op *op) {
+  (void)rank;
+  (void)i;
+  return op->kind != PAT_SCHED_COPY;
+}
+static int recv_into_sent_slot(int rank, int i, pat_sched_op *op) {
+  (void)i;
+  /* rank 2 receives from 3 into the slot it sends from in the same round */
+  if (rank == 2)
+    op->round = 1;
+  if (rank == 3 && op->kind == PAT_SCHED_SEND)
+    op->round = 1;
+  if (rank == 2 && op->kind == PAT_SCHED_RECV)
+    op->dst = PAT_SLOT_TMP0;
+  return 1;
+}
+static int nonroot_uses_recvbuf(int rank, int i, pat_sched_op *op) {
+  (void)i;
+  if (rank == 2 && op->kind == PAT_SCHED_RECV)
+    op->dst = PAT_SLOT_RECV;
+  return 1;
+}
+static int unknown_slot(int rank, int i, pat_sched_op *op) {
+  (void)i;
+  if (rank == 2 && op->kind == PAT_SCHED_RECV)
+    op->dst = 99;
+  return 1;
+}
+
+static void validator_rejects_broken_schedules(void **state) {
+  struct {
+    edit_fn edit;
+    int P, root, comm, in_place;
+    const char *reason;
+  } cases[] = {
+      {drop_root_recv, 4, 0, 1, 0, "no matching receive"},
+      {send_to_wrong_peer, 4, 0, 1, 0, "no matching"},
+      {rank1_twice, 4, 0, 1, 0, "two receives into one range"},
+      {write_send_buffer, 4, 0, 1, 0, "cannot write slot"},
+      {send_unwritten_tmp, 4, 0, 1, 0, "before it is written"},
+      {short_send, 4, 0, 1, 0, "but rank 0 receives"},
+      {rounds_go_back, 4, 0, 1, 0, "after round"},
+      {drop_copy, 1, 0, 1, 0, "0 contributions"},
+      {recv_into_sent_slot, 4, 0, 1, 0, "receives into a range it sends"},
+      {nonroot_uses_recvbuf, 4, 0, 1, 0, "cannot write slot"},
+      {unknown_slot, 4, 0, 1, 0, "cannot write slot 99"},
+  };
+  (void)state;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    pat_schedule *s = binomial(cases[i].P, cases[i].root, 3, cases[i].comm,
+                               cases[i].in_place);
+    pat_schedule *t = copy_edit(s, NULL, NULL);
+    expect_valid(t); /* the unedited copy is valid */
+    pat_schedule_free(t);
+    t = copy_edit(s, NULL, cases[i].edit);
+    expect_invalid(t, cases[i].reason);
+    pat_schedule_free(t);
+    pat_schedule_free(s);
+  }
+}
+
+static void commutative_tree_is_wrong_for_noncommutative_op(void **state) {
+  pat_schedule *s = binomial(6, 3, 2, 1, 0);
+  pat_sched_params p = *pat_schedule_params(s);
+  pat_schedule *t;
+  (void)state;
+  p.commutative = 0;
+  t = copy_edit(s, &p, NULL);
+  expect_invalid(t, "not rank order");
+  pat_schedule_free(t);
+  pat_schedule_free(s);
+}
+
+static void missing_program_is_rejected(void **state) {
+  pat_sched_params p = {.nranks = 3, .root = 0, .count = 1, .commutative = 1};
+  pat_schedule *s = NULL;
+  (void)state;
+  assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_BINOMIAL, &p, 1, &s),
+                   PAT_SUCCESS);
+  expect_invalid(s, "rank 0 has no program");
+  pat_schedule_free(s);
+}
+
+/* A schedule that delivers the right data, but rank 1 receives after it
+ * has sent: valid as a schedule, not as a tree. */
+static void tree_check_catches_receive_after_send(void **state) {
+  pat_sched_params p = {.nranks = 2, .root = 0, .count = 1, .commutative = 1};
+  pat_sched_op ops0[] = {
+      {PAT_SCHED_RECV, 0, 1, -1, PAT_SLOT_TMP0, 0, 1},
+      {PAT_SCHED_SEND, 1, 1, PAT_SLOT_SEND, -1, 0, 1},
+      {PAT_SCHED_RECV, 2, 1, -1, PAT_SLOT_RECV, 0, 1},
+  };
+  pat_sched_op ops1[] = {
+      {PAT_SCHED_SEND, 0, 0, PAT_SLOT_SEND, -1, 0, 1},
+      {PAT_SCHED_RECV, 1, 0, -1, PAT_SLOT_TMP0, 0, 1},
+      {PAT_SCHED_COMBINE, 1, -1, PAT_SLOT_SEND, PAT_SLOT_TMP0, 0, 1},
+      {PAT_SCHED_SEND, 2, 0, PAT_SLOT_TMP0, -1, 0, 1},
+  };
+  pat_schedule *s = NULL;
+  char why[256];
+  (void)state;
+  assert_int_equal(pat_schedule_alloc(&p, &s), PAT_SUCCESS);
+  for (size_t i = 0; i < 3; i++)
+    assert_int_equal(pat_schedule_add(s, 0, &ops0[i]), PAT_SUCCESS);
+  for (size_t i = 0; i < 4; i++)
+    assert_int_equal(pat_schedule_add(s, 1, &ops1[i]), PAT_SUCCESS);
+  assert_int_equal(pat_schedule_validate(s, why, sizeof why), PAT_SUCCESS);
+  assert_int_equal(pat_schedule_validate_tree(s, why, sizeof why),
+                   PAT_ERR_INVALID_SCHEDULE);
+  assert_non_null(strstr(why, "rank 1 receives element 0 in round 1 after "
+                              "sending it in round 0"));
+  pat_schedule_free(s);
+}
+
+/* Rank 1's data reaches the root twice and rank 2's never: the right
+ * number of contributions, the wrong ones. */
+static void duplicate_contribution_is_rejected(void **state) {
+  pat_sched_params p = {.nranks = 3, .root = 0, .count = 2, .commutative = 1};
+  pat_sched_op ops0[] = {
+      {PAT_SCHED_RECV, 0, 1, -1, PAT_SLOT_TMP0, 0, 2},
+      {PAT_SCHED_COMBINE, 0, -1, PAT_SLOT_SEND, PAT_SLOT_TMP0, 0, 2},
+      {PAT_SCHED_RECV, 1, 1, -1, PAT_SLOT_RECV, 0, 2},
+      {PAT_SCHED_COMBINE, 1, -1, PAT_SLOT_TMP0, PAT_SLOT_RECV, 0, 2},
+  };
+  pat_sched_op ops1[] = {
+      {PAT_SCHED_SEND, 0, 0, PAT_SLOT_SEND, -1, 0, 2},
+      {PAT_SCHED_SEND, 1, 0, PAT_SLOT_SEND, -1, 0, 2},
+  };
+  pat_schedule *s = NULL;
+  (void)state;
+  assert_int_equal(pat_schedule_alloc(&p, &s), PAT_SUCCESS);
+  for (size_t i = 0; i < 4; i++)
+    assert_int_equal(pat_schedule_add(s, 0, &ops0[i]), PAT_SUCCESS);
+  for (size_t i = 0; i < 2; i++)
+    assert_int_equal(pat_schedule_add(s, 1, &ops1[i]), PAT_SUCCESS);
+  assert_int_equal(pat_schedule_mark_built(s, 2), PAT_SUCCESS);
+  expect_invalid(s, "holds rank 1's data twice");
+  pat_schedule_free(s);
+}
+
+static void dump_lists_every_operation(void **state) {
+  pat_schedule *s = binomial(5, 2, 4, 0, 1);
+  char *text = NULL;
+  size_t len = 0;
+  int lines = 0, ops = 0;
+  FILE *f = open_memstream(&text, &len);
+  (void)state;
+  assert_int_equal(pat_schedule_dump(s, f), PAT_SUCCESS);
+  fclose(f);
+  for (size_t i = 0; i < len; i++)
+    lines += text[i] == '\n';
+  for (int r = 0; r < 5; r++)
+    ops += pat_schedule_nops(s, r);
+  assert_int_equal(lines, 1 + 5 + ops); /* header, rank lines, ops */
+  assert_non_null(strstr(text, "rank 0 -> tmp0 [0, 4)"));
+  assert_non_null(strstr(text, "tmp1 -> recvbuf [0, 4)"));
+  free(text);
+  pat_schedule_free(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(binomial_valid_for_every_size_and_root),
+      cmocka_unit_test(one_rank_schedule_equals_full_schedule),
+      cmocka_unit_test(build_rejects_bad_params),
+      cmocka_unit_test(validator_rejects_broken_schedules),
+      cmocka_unit_test(commutative_tree_is_wrong_for_noncommutative_op),
+      cmocka_unit_test(missing_program_is_rejected),
+      cmocka_unit_test(tree_check_catches_receive_after_send),
+      cmocka_unit_test(duplicate_contribution_is_rejected),
+      cmocka_unit_test(dump_lists_every_operation),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
