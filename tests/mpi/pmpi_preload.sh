@@ -6,6 +6,8 @@
 # through patreduce with the requested algorithm (PAT_REDUCE_VERBOSE=2 logs
 # each call), and (3) without the preload no call goes through patreduce.
 set -u
+# PAT_PRELOAD_FIRST: a library to preload before the override (the ASan
+# runtime in sanitizer builds).
 mpiexec=$1 prog=$2 lib=$3 alg=$4
 shift 4
 np=4
@@ -14,7 +16,7 @@ out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
 
 PAT_REDUCE_ALGORITHM=$alg PAT_REDUCE_VERBOSE=2 \
-  "$mpiexec" -n $np "$@" -x LD_PRELOAD="$lib" -x PAT_REDUCE_ALGORITHM \
+  "$mpiexec" -n $np "$@" -x LD_PRELOAD="${PAT_PRELOAD_FIRST:+$PAT_PRELOAD_FIRST:}$lib" -x PAT_REDUCE_ALGORITHM \
   -x PAT_REDUCE_VERBOSE "$prog" >"$out" 2>"$err"
 rc=$?
 cat "$out"
