@@ -41,8 +41,10 @@ int main(int argc, char **argv) {
   late = argc > 4 ? atoi(argv[4]) : size - 1;
   if (reps < 2 || count < 1 || delay_ms < 0 || late < 0 || late >= size) {
     if (rank == 0)
-      fprintf(stderr, "usage: patdemo [delay_ms>=0] [reps>=2] [count>=1] "
-                      "[delayed_rank in 0..%d]\n", size - 1);
+      fprintf(stderr,
+              "usage: patdemo [delay_ms>=0] [reps>=2] [count>=1] "
+              "[delayed_rank in 0..%d]\n",
+              size - 1);
     MPI_Finalize();
     return 2;
   }
@@ -80,9 +82,10 @@ int main(int argc, char **argv) {
   }
   if (rank == 0) {
     printf("patdemo: P=%d, %d doubles, rank %d delayed %.3f ms, %d reps "
-           "(first dropped)\n", size, count, late, delay_ms, reps);
-    printf("%-12s %14s %14s %14s\n", "algorithm", "median tts ms",
-           "min tts ms", "median-delay");
+           "(first dropped)\n",
+           size, count, late, delay_ms, reps);
+    printf("%-12s %14s %14s %14s\n", "algorithm", "median tts ms", "min tts ms",
+           "median-delay");
     for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
       double *x = tts + a * reps + 1; /* drop the first repetition */
       gsl_sort(x, 1, (size_t)reps - 1);

@@ -34,8 +34,8 @@ typedef struct builder {
   int err;
 } builder;
 
-static void emit(builder *b, pat_sched_kind kind, int round, int peer,
-                 int src, int dst, int count) {
+static void emit(builder *b, pat_sched_kind kind, int round, int peer, int src,
+                 int dst, int count) {
   pat_sched_op op = {.kind = kind,
                      .round = round,
                      .peer = peer,
@@ -95,8 +95,8 @@ static int subtree(builder *b, const pat_sched_params *p, int base, int n,
    * an in-place root with one child. */
   if (user_root && acc != PAT_SLOT_RECV &&
       !(p->in_place && acc == PAT_SLOT_SEND))
-    emit(b, PAT_SCHED_COPY, round > 0 ? round - 1 : 0, -1, acc,
-         PAT_SLOT_RECV, m);
+    emit(b, PAT_SCHED_COPY, round > 0 ? round - 1 : 0, -1, acc, PAT_SLOT_RECV,
+         m);
   return acc;
 }
 

@@ -58,8 +58,8 @@ int pat_type_is_contiguous(MPI_Datatype datatype, int *contiguous) {
   if (rc == MPI_SUCCESS)
     rc = PMPI_Type_get_true_extent(datatype, &true_lb, &true_extent);
   if (rc == MPI_SUCCESS)
-    *contiguous = size == extent && size == true_extent && lb == 0 &&
-                  true_lb == 0;
+    *contiguous =
+        size == extent && size == true_extent && lb == 0 && true_lb == 0;
   return rc;
 }
 

@@ -162,9 +162,8 @@ int pat_reduce_last_algorithm(MPI_Comm comm, pat_reduce_alg *alg) {
 }
 
 static int same_params(const pat_sched_params *a, const pat_sched_params *b) {
-  return a->nranks == b->nranks && a->root == b->root &&
-         a->count == b->count && a->commutative == b->commutative &&
-         a->in_place == b->in_place;
+  return a->nranks == b->nranks && a->root == b->root && a->count == b->count &&
+         a->commutative == b->commutative && a->in_place == b->in_place;
 }
 
 int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,

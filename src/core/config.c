@@ -14,11 +14,13 @@
 
 const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
     [PAT_ENV_ALGORITHM] = {"PAT_REDUCE_ALGORITHM", "binomial",
-     "algorithm used by pat_reduce() and the MPI_Reduce override; a name from "
-     "the algorithm table, case-insensitive"},
-    [PAT_ENV_VERBOSE] = {"PAT_REDUCE_VERBOSE", "0",
-     "0 quiet; 1 report each fallback once; 2 also report every call "
-     "(rank, call number, algorithm) on stderr"},
+                           "algorithm used by pat_reduce() and the MPI_Reduce "
+                           "override; a name from "
+                           "the algorithm table, case-insensitive"},
+    [PAT_ENV_VERBOSE] =
+        {"PAT_REDUCE_VERBOSE", "0",
+         "0 quiet; 1 report each fallback once; 2 also report every call "
+         "(rank, call number, algorithm) on stderr"},
 };
 
 static const char *env_value(const char *(*get)(const char *), int index) {
@@ -41,9 +43,8 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
 
   if (pat_reduce_algorithm_lookup(alg, &cfg->algorithm) != PAT_SUCCESS) {
     pat_alg_names(names, sizeof names);
-    snprintf(cfg->why, sizeof cfg->why,
-             "%s=%s is not an algorithm; valid: %s", pat_env_table[PAT_ENV_ALGORITHM].name,
-             alg, names);
+    snprintf(cfg->why, sizeof cfg->why, "%s=%s is not an algorithm; valid: %s",
+             pat_env_table[PAT_ENV_ALGORITHM].name, alg, names);
     cfg->error = PAT_ERR_BAD_ENV;
     goto out;
   }

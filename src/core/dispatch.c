@@ -50,8 +50,10 @@ static int check_args(pat_call *c, pat_reduce_alg alg) {
   if ((int)alg < 0 || alg >= PAT_REDUCE_ALG_COUNT) {
     char names[256];
     pat_alg_names(names, sizeof names);
-    snprintf(msg, sizeof msg, "algorithm id %d is not an algorithm; valid: "
-             "0..%d (%s)", (int)alg, PAT_REDUCE_ALG_COUNT - 1, names);
+    snprintf(msg, sizeof msg,
+             "algorithm id %d is not an algorithm; valid: "
+             "0..%d (%s)",
+             (int)alg, PAT_REDUCE_ALG_COUNT - 1, names);
     rc = arg_error(c->comm, MPI_ERR_ARG, ONCE_ALG, msg);
     goto out;
   }
@@ -76,16 +78,17 @@ static int check_args(pat_call *c, pat_reduce_alg alg) {
     goto out;
   }
   if (c->root < 0 || c->root >= c->nranks) {
-    snprintf(msg, sizeof msg, "root=%d is out of range; valid: 0..%d",
-             c->root, c->nranks - 1);
+    snprintf(msg, sizeof msg, "root=%d is out of range; valid: 0..%d", c->root,
+             c->nranks - 1);
     rc = arg_error(c->comm, MPI_ERR_ROOT, ONCE_ROOT, msg);
     goto out;
   }
   c->in_place = c->sendbuf == MPI_IN_PLACE;
   if (c->in_place && c->rank != c->root) {
-    snprintf(msg, sizeof msg, "sendbuf=MPI_IN_PLACE on rank %d, which is "
-             "not the root (%d); only the root may pass it", c->rank,
-             c->root);
+    snprintf(msg, sizeof msg,
+             "sendbuf=MPI_IN_PLACE on rank %d, which is "
+             "not the root (%d); only the root may pass it",
+             c->rank, c->root);
     rc = arg_error(c->comm, MPI_ERR_BUFFER, ONCE_BUF, msg);
     goto out;
   }
@@ -202,8 +205,8 @@ out:
 
 int pat_reduce(const void *sendbuf, void *recvbuf, int count,
                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-  return pat_reduce_using(pat_config_get()->algorithm, sendbuf, recvbuf,
-                          count, datatype, op, root, comm);
+  return pat_reduce_using(pat_config_get()->algorithm, sendbuf, recvbuf, count,
+                          datatype, op, root, comm);
 }
 
 int pat_reduce_binomial(const void *sendbuf, void *recvbuf, int count,

@@ -107,8 +107,8 @@ int pat_exec_run(const pat_schedule *sched, const pat_call *call) {
       } else if (op->kind == PAT_SCHED_SEND) {
         rc = rd_at(&s, op->src, op->offset, extent, &from);
         if (rc == MPI_SUCCESS)
-          rc = PMPI_Isend(from, op->count, call->datatype, op->peer,
-                          call->tag, call->priv, &reqs[nreq++]);
+          rc = PMPI_Isend(from, op->count, call->datatype, op->peer, call->tag,
+                          call->priv, &reqs[nreq++]);
       }
     }
     if (nreq > 0) {

@@ -9,8 +9,7 @@
 int main(void) {
   printf("Algorithms (PAT_REDUCE_ALGORITHM, case-insensitive):\n");
   for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++)
-    printf("  %-12s %s\n", pat_alg_table[i].name,
-           pat_alg_table[i].description);
+    printf("  %-12s %s\n", pat_alg_table[i].name, pat_alg_table[i].description);
   printf("\nEnvironment variables:\n");
   for (int i = 0; i < PAT_ENV_COUNT; i++)
     printf("  %-22s (default %s) %s\n", pat_env_table[i].name,

@@ -188,8 +188,9 @@ int pat_schedule_dump(const pat_schedule *sched, FILE *out) {
     err = PAT_ERR_INVALID_ARG;
     goto out;
   }
-  fprintf(out, "schedule nranks=%d root=%d count=%d commutative=%d "
-               "in_place=%d\n",
+  fprintf(out,
+          "schedule nranks=%d root=%d count=%d commutative=%d "
+          "in_place=%d\n",
           sched->params.nranks, sched->params.root, sched->params.count,
           sched->params.commutative, sched->params.in_place);
   for (int r = 0; r < sched->params.nranks; r++) {
@@ -246,9 +247,8 @@ static int fail(vctx *c, const char *fmt, ...) {
  * buffer at an in-place root. */
 static int real_slot(const vctx *c, int rank, int slot) {
   const pat_sched_params *p = &c->s->params;
-  return slot == PAT_SLOT_SEND && p->in_place && rank == p->root
-             ? PAT_SLOT_RECV
-             : slot;
+  return slot == PAT_SLOT_SEND && p->in_place && rank == p->root ? PAT_SLOT_RECV
+                                                                 : slot;
 }
 
 static size_t cell(const vctx *c, int rank, int slot, int elem) {
@@ -277,8 +277,8 @@ static int check_op(vctx *c, int rank, int i, const pat_sched_op *op,
   if ((unsigned)op->kind > PAT_SCHED_COPY)
     err = fail(c, "rank %d op %d: unknown kind %d", rank, i, (int)op->kind);
   else if (op->round < prev_round || op->round < 0)
-    err = fail(c, "rank %d op %d: round %d after round %d", rank, i,
-               op->round, prev_round);
+    err = fail(c, "rank %d op %d: round %d after round %d", rank, i, op->round,
+               prev_round);
   else if (op->offset < 0 || op->count < 0 || op->offset > p->count - op->count)
     err = fail(c, "rank %d op %d: elements [%d, %d) outside [0, %d)", rank, i,
                op->offset, op->offset + op->count, p->count);
@@ -291,8 +291,8 @@ static int check_op(vctx *c, int rank, int i, const pat_sched_op *op,
     err = fail(c, "rank %d op %d: cannot write slot %d", rank, i, op->dst);
   else if (reads && writes &&
            real_slot(c, rank, op->src) == real_slot(c, rank, op->dst))
-    err = fail(c, "rank %d op %d: source and destination are one slot", rank,
-               i);
+    err =
+        fail(c, "rank %d op %d: source and destination are one slot", rank, i);
   return err;
 }
 
@@ -339,8 +339,8 @@ static int check_races(vctx *c, const msg *sends, int nsend, const msg *recvs,
       const msg *o = &sends[j];
       if (o->from == r->to && o->round == r->round &&
           real_slot(c, o->from, o->slot) == rs && overlap(r, o))
-        err = fail(c, "rank %d round %d: receives into a range it sends",
-                   r->to, r->round);
+        err = fail(c, "rank %d round %d: receives into a range it sends", r->to,
+                   r->round);
     }
   }
   return err;
@@ -367,11 +367,15 @@ static int move(vctx *c, int from, int fslot, int to, int tslot, int offset,
     size_t s = cell(c, from, fslot, e), d = cell(c, to, tslot, e);
     int n = c->len[s];
     if (n < 0) {
-      err = fail(c, "rank %d round %d reads slot %d element %d before it is "
-                    "written", from, round, fslot, e);
+      err = fail(c,
+                 "rank %d round %d reads slot %d element %d before it is "
+                 "written",
+                 from, round, fslot, e);
     } else if (concat && c->len[d] < 0) {
-      err = fail(c, "rank %d round %d combines into slot %d element %d "
-                    "before it is written", to, round, tslot, e);
+      err = fail(c,
+                 "rank %d round %d combines into slot %d element %d "
+                 "before it is written",
+                 to, round, tslot, e);
     } else if (concat) {
       int m = c->len[d];
       int *l = malloc((size_t)(n + m > 0 ? n + m : 1) * sizeof *l);
@@ -411,8 +415,10 @@ static int check_result(vctx *c) {
       if (r < 0 || r >= p->nranks || seen[r])
         err = fail(c, "root's element %d holds rank %d's data twice", e, r);
       else if (!p->commutative && r != k)
-        err = fail(c, "root's element %d combines rank %d at position %d: "
-                      "not rank order", e, r, k);
+        err = fail(c,
+                   "root's element %d combines rank %d at position %d: "
+                   "not rank order",
+                   e, r, k);
       else
         seen[r] = 1;
     }
@@ -437,8 +443,8 @@ static int simulate(vctx *c, msg *sends, int nsend, msg *recvs, int nrecv) {
            err == PAT_SUCCESS;
          next_msg++) {
       const msg *sd = &sends[next_msg], *rv = &recvs[next_msg];
-      err = move(c, sd->from, sd->slot, rv->to, rv->slot, sd->offset,
-                 sd->count, 0, round);
+      err = move(c, sd->from, sd->slot, rv->to, rv->slot, sd->offset, sd->count,
+                 0, round);
       for (int e = sd->offset; e < sd->offset + sd->count; e++) {
         int *first = &c->sent[(size_t)sd->from * (size_t)p->count + (size_t)e];
         if (*first == 0)
@@ -479,18 +485,19 @@ static int collect_msgs(vctx *c, msg **sends, int *nsend, msg **recvs,
     for (int i = 0; i < s->progs[r].nops; i++) {
       const pat_sched_op *op = &s->progs[r].ops[i];
       if (op->kind == PAT_SCHED_SEND)
-        (*sends)[ns++] = (msg){op->round, r,         op->peer, i,
-                               op->offset, op->count, op->src};
+        (*sends)[ns++] =
+            (msg){op->round, r, op->peer, i, op->offset, op->count, op->src};
       else if (op->kind == PAT_SCHED_RECV)
-        (*recvs)[nr++] = (msg){op->round, op->peer,  r,        i,
-                               op->offset, op->count, op->dst};
+        (*recvs)[nr++] =
+            (msg){op->round, op->peer, r, i, op->offset, op->count, op->dst};
     }
   }
   qsort(*sends, (size_t)ns, sizeof **sends, msg_cmp);
   qsort(*recvs, (size_t)nr, sizeof **recvs, msg_cmp);
   /* Walk both sorted lists: equal (round, from, to) keys pair up in order. */
   for (int i = 0, j = 0; i < ns || j < nr;) {
-    const msg *a = i < ns ? &(*sends)[i] : NULL, *b = j < nr ? &(*recvs)[j] : NULL;
+    const msg *a = i < ns ? &(*sends)[i] : NULL,
+              *b = j < nr ? &(*recvs)[j] : NULL;
     int d = a == NULL ? 1 : b == NULL ? -1 : msg_key_cmp(a, b);
     if (d != 0) {
       const msg *m = d < 0 ? a : b;
@@ -500,9 +507,11 @@ static int collect_msgs(vctx *c, msg **sends, int *nsend, msg **recvs,
       goto out;
     }
     if (a->offset != b->offset || a->count != b->count) {
-      err = fail(c, "round %d: rank %d sends [%d, %d) but rank %d receives "
-                    "[%d, %d)", a->round, a->from, a->offset,
-                 a->offset + a->count, b->to, b->offset, b->offset + b->count);
+      err = fail(c,
+                 "round %d: rank %d sends [%d, %d) but rank %d receives "
+                 "[%d, %d)",
+                 a->round, a->from, a->offset, a->offset + a->count, b->to,
+                 b->offset, b->offset + b->count);
       goto out;
     }
     i++;
@@ -526,8 +535,10 @@ static int check_tree(vctx *c, const msg *recvs, int nrecv) {
          e++) {
       int first = c->sent[(size_t)m->to * (size_t)count + (size_t)e];
       if (first != 0 && first - 1 <= m->round)
-        err = fail(c, "rank %d receives element %d in round %d after "
-                      "sending it in round %d", m->to, e, m->round, first - 1);
+        err = fail(c,
+                   "rank %d receives element %d in round %d after "
+                   "sending it in round %d",
+                   m->to, e, m->round, first - 1);
     }
   }
   return err;
@@ -578,8 +589,8 @@ static int validate(const pat_schedule *sched, char *why, size_t whylen,
     c.len[i] = -1;
   for (int r = 0; r < sched->params.nranks && err == PAT_SUCCESS; r++)
     for (int e = 0; e < c.count && err == PAT_SUCCESS; e++)
-      err = set_list(&c, cell(&c, r, real_slot(&c, r, PAT_SLOT_SEND), e), &r,
-                     1);
+      err =
+          set_list(&c, cell(&c, r, real_slot(&c, r, PAT_SLOT_SEND), e), &r, 1);
   if (err == PAT_SUCCESS)
     err = simulate(&c, sends, nsend, recvs, nrecv);
   if (err == PAT_SUCCESS)
@@ -598,8 +609,7 @@ out:
   return err;
 }
 
-int pat_schedule_validate(const pat_schedule *sched, char *why,
-                          size_t whylen) {
+int pat_schedule_validate(const pat_schedule *sched, char *why, size_t whylen) {
   return validate(sched, why, whylen, 0);
 }
 

@@ -7,9 +7,8 @@
 #include "core/pat_internal.h"
 
 int pat_native_run(const pat_call *call) {
-  const void *sendbuf = call->in_place && call->rank == call->root
-                            ? MPI_IN_PLACE
-                            : call->sendbuf;
+  const void *sendbuf =
+      call->in_place && call->rank == call->root ? MPI_IN_PLACE : call->sendbuf;
   return PMPI_Reduce(sendbuf, call->recvbuf, call->count, call->datatype,
                      call->op, call->root, call->priv);
 }

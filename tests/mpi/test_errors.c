@@ -59,12 +59,12 @@ static int capture(char *text, size_t len, pat_reduce_alg alg, int use_env,
   return rc;
 }
 
-static void expect(int cls, const char *msg, pat_reduce_alg alg,
-                   const void *sb, void *rb, int count, MPI_Datatype dt,
-                   MPI_Op op, int root, MPI_Comm comm, const char *what) {
+static void expect(int cls, const char *msg, pat_reduce_alg alg, const void *sb,
+                   void *rb, int count, MPI_Datatype dt, MPI_Op op, int root,
+                   MPI_Comm comm, const char *what) {
   char text[2048], line[2300];
-  int rc = capture(text, sizeof text, alg, 0, sb, rb, count, dt, op, root,
-                   comm);
+  int rc =
+      capture(text, sizeof text, alg, 0, sb, rb, count, dt, op, root, comm);
   snprintf(line, sizeof line, "%s: class %d (want %d), message \"%s\"", what,
            error_class(rc), cls, text);
   check(error_class(rc) == cls, line);
@@ -80,8 +80,8 @@ static void valid_call_still_works(MPI_Comm comm, const char *what) {
   MPI_Comm_rank(comm, &crank);
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
     in = crank + 1;
-    int rc = pat_reduce_using((pat_reduce_alg)a, &in, &out, 1, MPI_INT,
-                              MPI_SUM, 0, comm);
+    int rc = pat_reduce_using((pat_reduce_alg)a, &in, &out, 1, MPI_INT, MPI_SUM,
+                              0, comm);
     check(rc == MPI_SUCCESS, what);
     if (crank == 0)
       check(out == csize * (csize + 1) / 2, what);
@@ -108,14 +108,14 @@ static void test_args(void) {
          "negative root");
   expect(MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL", alg, in, out, 1,
          MPI_DATATYPE_NULL, MPI_SUM, 0, dup, "null datatype");
-  expect(MPI_ERR_OP, "op is MPI_OP_NULL", alg, in, out, 1, MPI_INT,
-         MPI_OP_NULL, 0, dup, "null op");
+  expect(MPI_ERR_OP, "op is MPI_OP_NULL", alg, in, out, 1, MPI_INT, MPI_OP_NULL,
+         0, dup, "null op");
   expect(MPI_ERR_OP, NULL, alg, in, out, 1, MPI_DOUBLE, MPI_BAND, 0, dup,
          "bitwise and on doubles");
   expect(MPI_ERR_COMM, "comm is MPI_COMM_NULL", alg, in, out, 1, MPI_INT,
          MPI_SUM, 0, MPI_COMM_NULL, "null communicator");
-  expect(MPI_ERR_BUFFER, "sendbuf is NULL", alg, NULL, out, 2, MPI_INT,
-         MPI_SUM, 0, dup, "null send buffer");
+  expect(MPI_ERR_BUFFER, "sendbuf is NULL", alg, NULL, out, 2, MPI_INT, MPI_SUM,
+         0, dup, "null send buffer");
   expect(MPI_ERR_ARG, "algorithm id 99 is not an algorithm", (pat_reduce_alg)99,
          in, out, 1, MPI_INT, MPI_SUM, 0, dup, "bad algorithm id");
   /* MPI_IN_PLACE on non-roots; the root fails too, for a NULL recvbuf */
@@ -149,15 +149,19 @@ static void test_env(void) {
   const char *verbose = getenv("PAT_REDUCE_VERBOSE");
 
   if (alg != NULL) {
-    snprintf(want, sizeof want, "PAT_REDUCE_ALGORITHM=%s is not an "
-             "algorithm; valid: ", alg);
+    snprintf(want, sizeof want,
+             "PAT_REDUCE_ALGORITHM=%s is not an "
+             "algorithm; valid: ",
+             alg);
     for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
       strcat(want, pat_reduce_algorithm_name((pat_reduce_alg)a));
       strcat(want, a + 1 < PAT_REDUCE_ALG_COUNT ? ", " : "");
     }
   } else {
-    snprintf(want, sizeof want, "PAT_REDUCE_VERBOSE=%s is not a verbosity "
-             "level; valid: 0, 1, 2", verbose ? verbose : "(unset)");
+    snprintf(want, sizeof want,
+             "PAT_REDUCE_VERBOSE=%s is not a verbosity "
+             "level; valid: 0, 1, 2",
+             verbose ? verbose : "(unset)");
   }
   rc = capture(text, sizeof text, 0, 1, &in, &out, 1, MPI_INT, MPI_SUM, 0,
                MPI_COMM_WORLD);

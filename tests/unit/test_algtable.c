@@ -33,8 +33,8 @@ static void table_rows_are_consistent(void **state) {
 }
 
 static void every_row_reaches_a_row_that_serves_anything(void **state) {
-  pat_call_props worst = {.commutative = 0, .contiguous = 0, .count = 0,
-                          .has_pats = 0};
+  pat_call_props worst = {
+      .commutative = 0, .contiguous = 0, .count = 0, .has_pats = 0};
   (void)state;
   for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++) {
     pat_reduce_alg chosen = PAT_REDUCE_ALG_COUNT;
@@ -90,7 +90,10 @@ static void names_list_every_row(void **state) {
  * 3 needs arrival times and falls back to itself; 4 loops with 5. */
 static const pat_alg_row fake[] = {
     {.id = 0, .name = "a", .needs = PAT_NEEDS_COMMUTATIVE, .fallback = 1},
-    {.id = 1, .name = "b", .needs = PAT_NEEDS_CONTIGUOUS, .min_count = 4,
+    {.id = 1,
+     .name = "b",
+     .needs = PAT_NEEDS_CONTIGUOUS,
+     .min_count = 4,
      .fallback = 2},
     {.id = 2, .name = "c", .fallback = 2},
     {.id = 3, .name = "d", .needs = PAT_NEEDS_PATS, .fallback = 3},
@@ -101,8 +104,10 @@ static const pat_alg_row fake[] = {
 
 static pat_reduce_alg pick(int wanted, int comm, int contig, int count,
                            int pats, int *err) {
-  pat_call_props p = {.commutative = comm, .contiguous = contig,
-                      .count = count, .has_pats = pats};
+  pat_call_props p = {.commutative = comm,
+                      .contiguous = contig,
+                      .count = count,
+                      .has_pats = pats};
   pat_reduce_alg chosen = (pat_reduce_alg)-1;
   *err = pat_alg_select(fake, NFAKE, (pat_reduce_alg)wanted, &p, &chosen);
   return chosen;

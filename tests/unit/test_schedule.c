@@ -22,8 +22,11 @@ static int ceil_log2(int p) {
 
 static pat_schedule *binomial(int P, int root, int count, int comm,
                               int in_place) {
-  pat_sched_params p = {.nranks = P, .root = root, .count = count,
-                        .commutative = comm, .in_place = in_place};
+  pat_sched_params p = {.nranks = P,
+                        .root = root,
+                        .count = count,
+                        .commutative = comm,
+                        .in_place = in_place};
   pat_schedule *s = NULL;
   assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_BINOMIAL, &p, -1, &s),
                    PAT_SUCCESS);
@@ -84,16 +87,17 @@ static void check_binomial_shape(const pat_schedule *s) {
     /* every rank but the tree root sends once (plus rank 0's forward) */
     assert_int_equal(mine, r == p->root ? 0 : 1);
     sends += mine;
-    assert_true(pat_schedule_nrounds(s, r) <= (P == 1 ? 1 : ceil_log2(P) + extra));
+    assert_true(pat_schedule_nrounds(s, r) <=
+                (P == 1 ? 1 : ceil_log2(P) + extra));
     assert_true(pat_schedule_ntmp(s, r) <= 2);
   }
   assert_int_equal(sends, P - 1);
   /* root 0 or commutative: ceil(log2 P) rounds; else 1 + the deeper of
    * the trees left and right of the root */
-  assert_int_equal(pat_schedule_nrounds(s, p->root),
-                   P == 1 ? p->in_place ? 0 : 1
-                   : extra ? 1 + depth
-                           : ceil_log2(P));
+  assert_int_equal(pat_schedule_nrounds(s, p->root), P == 1
+                                                         ? p->in_place ? 0 : 1
+                                                     : extra ? 1 + depth
+                                                             : ceil_log2(P));
 }
 
 static void binomial_valid_for_every_size_and_root(void **state) {
@@ -102,8 +106,8 @@ static void binomial_valid_for_every_size_and_root(void **state) {
     for (int root = 0; root < P; root++) {
       for (int variant = 0; variant < 4; variant++) {
         /* several elements where it is cheap, one above */
-        pat_schedule *s = binomial(P, root, P <= 64 ? 3 : 1, variant & 1,
-                                   variant >> 1);
+        pat_schedule *s =
+            binomial(P, root, P <= 64 ? 3 : 1, variant & 1, variant >> 1);
         expect_valid(s);
         check_binomial_shape(s);
         pat_schedule_free(s);
@@ -113,8 +117,8 @@ static void binomial_valid_for_every_size_and_root(void **state) {
 }
 
 static void one_rank_schedule_equals_full_schedule(void **state) {
-  pat_sched_params p = {.nranks = 13, .root = 5, .count = 7,
-                        .commutative = 0, .in_place = 1};
+  pat_sched_params p = {
+      .nranks = 13, .root = 5, .count = 7, .commutative = 0, .in_place = 1};
   pat_schedule *all = NULL;
   (void)state;
   assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_BINOMIAL, &p, -1, &all),
