@@ -51,7 +51,8 @@ static int finalize_hook(MPI_Comm comm, int keyval, void *value, void *extra) {
   (void)value;
   (void)extra;
   if (pat_state_keyval != MPI_KEYVAL_INVALID) {
-    PMPI_Comm_delete_attr(MPI_COMM_WORLD, pat_state_keyval);
+    if (pat_comm_state_find(MPI_COMM_WORLD) != NULL)
+      PMPI_Comm_delete_attr(MPI_COMM_WORLD, pat_state_keyval);
     PMPI_Comm_free_keyval(&pat_state_keyval);
   }
   pat_finalize_keyval = MPI_KEYVAL_INVALID;

@@ -320,29 +320,54 @@ static int overlap(const msg *a, const msg *b) {
   return a->offset < b->offset + b->count && b->offset < a->offset + a->count;
 }
 
+/* Orders messages by the rank that posts them, then round. */
+static int by_poster_round(const msg *x, int xr, const msg *y, int yr) {
+  return xr != yr ? cmp_int(xr, yr) : cmp_int(x->round, y->round);
+}
+static int recv_poster_cmp(const void *a, const void *b) {
+  const msg *x = a, *y = b;
+  return by_poster_round(x, x->to, y, y->to);
+}
+static int send_poster_cmp(const void *a, const void *b) {
+  const msg *x = a, *y = b;
+  return by_poster_round(x, x->from, y, y->from);
+}
+
 /* Within one round a rank must not receive into a range it also sends
- * from or receives into (the transfers run concurrently). */
-static int check_races(vctx *c, const msg *sends, int nsend, const msg *recvs,
+ * from or receives into (the transfers run concurrently).  recvs and sends
+ * are sorted by (posting rank, round) here, so each group is compared
+ * only with itself. */
+static int check_races(vctx *c, msg *sends, int nsend, msg *recvs,
                        int nrecv) {
-  int err = PAT_SUCCESS;
-  for (int i = 0; i < nrecv && err == PAT_SUCCESS; i++) {
-    const msg *r = &recvs[i];
-    int rs = real_slot(c, r->to, r->slot);
-    for (int j = 0; j < nrecv && err == PAT_SUCCESS; j++) {
-      const msg *o = &recvs[j];
-      if (j != i && o->to == r->to && o->round == r->round &&
-          real_slot(c, o->to, o->slot) == rs && overlap(r, o))
-        err = fail(c, "rank %d round %d: two receives into one range", r->to,
-                   r->round);
+  int err = PAT_SUCCESS, s0 = 0;
+  qsort(recvs, (size_t)nrecv, sizeof *recvs, recv_poster_cmp);
+  qsort(sends, (size_t)nsend, sizeof *sends, send_poster_cmp);
+  for (int g = 0; g < nrecv && err == PAT_SUCCESS;) {
+    int rank = recvs[g].to, round = recvs[g].round, end = g;
+    while (end < nrecv && recvs[end].to == rank && recvs[end].round == round)
+      end++;
+    while (s0 < nsend &&
+           by_poster_round(&sends[s0], sends[s0].from, &recvs[g], rank) < 0)
+      s0++;
+    for (int i = g; i < end && err == PAT_SUCCESS; i++) {
+      const msg *r = &recvs[i];
+      int rs = real_slot(c, rank, r->slot);
+      for (int j = i + 1; j < end && err == PAT_SUCCESS; j++)
+        if (real_slot(c, rank, recvs[j].slot) == rs && overlap(r, &recvs[j]))
+          err = fail(c, "rank %d round %d: two receives into one range", rank,
+                     round);
+      for (int j = s0; j < nsend && sends[j].from == rank &&
+                       sends[j].round == round && err == PAT_SUCCESS;
+           j++)
+        if (real_slot(c, rank, sends[j].slot) == rs && overlap(r, &sends[j]))
+          err = fail(c, "rank %d round %d: receives into a range it sends",
+                     rank, round);
     }
-    for (int j = 0; j < nsend && err == PAT_SUCCESS; j++) {
-      const msg *o = &sends[j];
-      if (o->from == r->to && o->round == r->round &&
-          real_slot(c, o->from, o->slot) == rs && overlap(r, o))
-        err = fail(c, "rank %d round %d: receives into a range it sends", r->to,
-                   r->round);
-    }
+    g = end;
   }
+  /* back to channel order for the simulation */
+  qsort(recvs, (size_t)nrecv, sizeof *recvs, msg_cmp);
+  qsort(sends, (size_t)nsend, sizeof *sends, msg_cmp);
   return err;
 }
 
