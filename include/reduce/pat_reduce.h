@@ -20,6 +20,7 @@ extern "C" {
 typedef enum pat_reduce_alg {
   PAT_REDUCE_ALG_BINOMIAL = 0, /* binomial tree, the default */
   PAT_REDUCE_ALG_NATIVE,       /* the MPI library's own PMPI_Reduce */
+  PAT_REDUCE_ALG_CLAIRVOYANT,  /* greedy tree for predicted arrival times */
   PAT_REDUCE_ALG_COUNT         /* sentinel: number of algorithms */
 } pat_reduce_alg;
 
@@ -56,6 +57,20 @@ int pat_reduce_binomial(const void *sendbuf, void *recvbuf, int count,
 int pat_reduce_native(const void *sendbuf, void *recvbuf, int count,
                       MPI_Datatype datatype, MPI_Op op, int root,
                       MPI_Comm comm);
+
+int pat_reduce_clairvoyant(const void *sendbuf, void *recvbuf, int count,
+                           MPI_Datatype datatype, MPI_Op op, int root,
+                           MPI_Comm comm);
+
+/* The clairvoyant reduction for arrival times the caller knows (the
+ * "oracle"): arrivals[i] is when rank i arrives (nranks entries, seconds,
+ * any common origin) and round_cost the cost of one receive + combine of
+ * count elements (seconds; <= 0 uses the library's cost model).  Both must
+ * be bitwise identical on every rank. */
+int pat_reduce_clairvoyant_with(const void *sendbuf, void *recvbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op, int root,
+                                MPI_Comm comm, const double *arrivals,
+                                double round_cost);
 
 /* Name of an algorithm ("binomial"), or NULL for an invalid id. */
 const char *pat_reduce_algorithm_name(pat_reduce_alg alg);

@@ -56,6 +56,11 @@ typedef struct pat_sched_params {
   int count;       /* elements per rank, >= 0 */
   int commutative; /* nonzero if the op is commutative */
   int in_place;    /* nonzero if the root passes MPI_IN_PLACE */
+  /* For clairvoyant builders (others ignore them): when each rank arrives
+   * (nranks entries, seconds, any common origin) and the cost of one round,
+   * receive + combine of count elements, in seconds (> 0). */
+  const double *arrivals;
+  double round_cost;
 } pat_sched_params;
 
 typedef struct pat_schedule pat_schedule;
@@ -97,6 +102,27 @@ int pat_schedule_validate(const pat_schedule *sched, char *why, size_t whylen);
  * element in or after the round in which it sent that element. */
 int pat_schedule_validate_tree(const pat_schedule *sched, char *why,
                                size_t whylen);
+
+/* Completion time of the schedule under the round-cost model: a rank can
+ * act from its arrival time on; a message sent at the sender's current time
+ * is received and combined d = round_cost later, after the receiver's
+ * previous work; sends and copies cost nothing.  Writes the time at which
+ * the root holds the result, on the clock of arrivals (NULL: all 0). */
+int pat_schedule_simulate(const pat_schedule *sched, const double *arrivals,
+                          double round_cost, double *completion);
+
+/* What the builder predicted for its own inputs (clairvoyant builders:
+ * the completion time under params' arrivals and round cost; NaN when the
+ * builder predicts nothing), and a hash of the whole tree it built (equal
+ * on every rank that built from the same inputs; 0 when not set). */
+double pat_schedule_predicted_time(const pat_schedule *sched);
+unsigned long long pat_schedule_hash(const pat_schedule *sched);
+
+/* The schedule that served the last scheduled reduction on comm on this
+ * rank (owned by the library, valid until the next call on comm); for
+ * clairvoyant calls its predicted time and hash tell what was planned.
+ * Returns PAT_SUCCESS or PAT_ERR_NO_CALL_YET. */
+int pat_reduce_last_schedule(MPI_Comm comm, const pat_schedule **sched);
 
 /* Writes a readable listing of the schedule, one line per operation. */
 int pat_schedule_dump(const pat_schedule *sched, FILE *out);

@@ -27,6 +27,15 @@ const pat_alg_row pat_alg_table[PAT_REDUCE_ALG_COUNT] = {
      .needs = 0,
      .min_count = 0,
      .fallback = PAT_REDUCE_ALG_NATIVE},
+    {.id = PAT_REDUCE_ALG_CLAIRVOYANT,
+     .name = "clairvoyant",
+     .description = "greedy tree for the predicted arrival times (thesis "
+                    "Alg. 8); in-order merges for non-commutative ops",
+     .build = pat_clairvoyant_build,
+     .run = NULL,
+     .needs = PAT_NEEDS_PATS,
+     .min_count = 0,
+     .fallback = PAT_REDUCE_ALG_BINOMIAL},
 };
 
 _Static_assert(sizeof pat_alg_table / sizeof pat_alg_table[0] ==

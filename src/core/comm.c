@@ -23,6 +23,7 @@ struct pat_comm_state {
   pat_schedule *sched;
   pat_reduce_alg sched_alg;
   int sched_rank;
+  struct pat_state *pat; /* PAT layer, created on first use */
 };
 
 static int pat_state_keyval = MPI_KEYVAL_INVALID;
@@ -35,6 +36,7 @@ static int state_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
   (void)keyval;
   (void)extra;
   if (st != NULL) {
+    pat_state_free(st->pat);
     if (st->priv != MPI_COMM_NULL)
       rc = PMPI_Comm_free(&st->priv);
     pat_schedule_free(st->sched);
@@ -116,6 +118,7 @@ int pat_comm_state_get(MPI_Comm comm, pat_comm_state **out) {
   rc = PMPI_Comm_get_attr(st->priv, MPI_TAG_UB, &tag_ub, &found);
   if (rc != MPI_SUCCESS)
     goto fail;
+  /* the largest tag is kept for clock synchronisation */
   st->tag_ub = found ? *(int *)tag_ub : 32767;
   rc = PMPI_Comm_set_attr(comm, pat_state_keyval, st);
   if (rc != MPI_SUCCESS)
@@ -131,10 +134,36 @@ out:
 
 MPI_Comm pat_comm_state_priv(const pat_comm_state *st) { return st->priv; }
 
+/* Tags 0 .. tag_ub - 1 number the calls; tag_ub is the clock's. */
 int pat_comm_state_next_tag(pat_comm_state *st) {
   int tag = (int)(st->calls % (unsigned long)st->tag_ub);
   st->calls++;
   return tag;
+}
+
+int pat_comm_state_pat(pat_comm_state *st, struct pat_state **out) {
+  int rc = MPI_SUCCESS;
+  if (st->pat == NULL)
+    rc = pat_state_alloc(st->priv, st->tag_ub, pat_config_get(), &st->pat);
+  *out = st->pat;
+  return rc;
+}
+
+int pat_comm_state_has_pat(const pat_comm_state *st) { return st->pat != NULL; }
+
+const pat_schedule *pat_comm_state_last_schedule(const pat_comm_state *st) {
+  return st ? st->sched : NULL;
+}
+
+int pat_reduce_last_schedule(MPI_Comm comm, const pat_schedule **sched) {
+  const pat_schedule *s = NULL;
+  int err = PAT_ERR_INVALID_ARG;
+  if (sched != NULL && comm != MPI_COMM_NULL) {
+    s = pat_comm_state_last_schedule(pat_comm_state_find(comm));
+    err = s != NULL ? PAT_SUCCESS : PAT_ERR_NO_CALL_YET;
+    *sched = s;
+  }
+  return err;
 }
 
 unsigned long pat_comm_state_calls(const pat_comm_state *st) {
@@ -163,8 +192,16 @@ int pat_reduce_last_algorithm(MPI_Comm comm, pat_reduce_alg *alg) {
 }
 
 static int same_params(const pat_sched_params *a, const pat_sched_params *b) {
-  return a->nranks == b->nranks && a->root == b->root && a->count == b->count &&
-         a->commutative == b->commutative && a->in_place == b->in_place;
+  int same = a->nranks == b->nranks && a->root == b->root &&
+             a->count == b->count && a->commutative == b->commutative &&
+             a->in_place == b->in_place &&
+             (a->arrivals == NULL) == (b->arrivals == NULL);
+  /* bitwise: a schedule is reused only for exactly the same inputs */
+  if (same && a->arrivals != NULL)
+    same = memcmp(&a->round_cost, &b->round_cost, sizeof a->round_cost) == 0 &&
+           memcmp(a->arrivals, b->arrivals,
+                  (size_t)a->nranks * sizeof *a->arrivals) == 0;
+  return same;
 }
 
 int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,

@@ -4,6 +4,7 @@
  * value is not ignored: it is kept as an error that every call reports.
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,26 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
         {"PAT_REDUCE_VERBOSE", "0",
          "0 quiet; 1 report each fallback once; 2 also report every call "
          "(rank, call number, algorithm) on stderr"},
+    [PAT_ENV_PREDICTOR] = {"PAT_REDUCE_PREDICTOR", "sma:5",
+                           "arrival-time predictor of the clairvoyant "
+                           "algorithm: sma, sma:W (moving average of W "
+                           "calls) or last"},
+    [PAT_ENV_EXCHANGE_INTERVAL] = {"PAT_REDUCE_EXCHANGE_INTERVAL", "1",
+                                   "exchange the arrival stamps every N "
+                                   "calls (N >= 1)"},
+    [PAT_ENV_EXCHANGE_LAG] = {"PAT_REDUCE_EXCHANGE_LAG", "1",
+                              "an exchange started in call k is completed "
+                              "and used in call k + L (1 <= L <= 64)"},
+    [PAT_ENV_CLOCK_REFRESH] = {"PAT_REDUCE_CLOCK_REFRESH", "1000",
+                               "re-estimate the clock offsets to rank 0 "
+                               "every N calls (0: only at first use); "
+                               "unused when MPI_WTIME_IS_GLOBAL is set"},
+    [PAT_ENV_MODEL] = {"PAT_REDUCE_MODEL", "",
+                       "round-cost model file (alpha, beta, gamma) for the "
+                       "clairvoyant algorithm; default: measured"},
+    [PAT_ENV_ROUND_COST] = {"PAT_REDUCE_ROUND_COST", "",
+                            "round cost in seconds (> 0) for every message "
+                            "size; overrides PAT_REDUCE_MODEL"},
 };
 
 static const char *env_value(const char *(*get)(const char *), int index) {
@@ -30,12 +51,30 @@ static const char *env_value(const char *(*get)(const char *), int index) {
   return v;
 }
 
+/* An integer in [lo, hi] or an error naming the variable and the range. */
+static int parse_long(pat_config *cfg, int var, const char *v, long lo, long hi,
+                      long *out) {
+  char *end = NULL;
+  long x = isdigit((unsigned char)v[0]) ? strtol(v, &end, 10) : lo - 1;
+  if (end == NULL || *end != '\0' || x < lo || x > hi) {
+    snprintf(cfg->why, sizeof cfg->why, "%s=%s is not an integer in %ld..%ld",
+             pat_env_table[var].name, v, lo, hi);
+    cfg->error = PAT_ERR_BAD_ENV;
+    return 0;
+  }
+  *out = x;
+  return 1;
+}
+
 void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
   const char *alg = env_value(get, PAT_ENV_ALGORITHM);
-  const char *verbose = env_value(get, PAT_ENV_VERBOSE);
+  const char *predictor = env_value(get, PAT_ENV_PREDICTOR);
+  const char *model = env_value(get, PAT_ENV_MODEL);
+  const char *cost = env_value(get, PAT_ENV_ROUND_COST);
   char names[256];
   char *end = NULL;
-  long level;
+  long x;
+  pat_predictor *probe = NULL;
 
   memset(cfg, 0, sizeof *cfg);
   cfg->algorithm = PAT_REDUCE_ALG_BINOMIAL;
@@ -48,17 +87,49 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
     cfg->error = PAT_ERR_BAD_ENV;
     goto out;
   }
-  level = strtol(verbose, &end, 10);
-  if (!isdigit((unsigned char)verbose[0]) || *end != '\0' || level > 2) {
-    snprintf(cfg->why, sizeof cfg->why,
-             "%s=%s is not a verbosity level; valid: 0, 1, 2",
-             pat_env_table[PAT_ENV_VERBOSE].name, verbose);
+  if (!parse_long(cfg, PAT_ENV_VERBOSE, env_value(get, PAT_ENV_VERBOSE), 0, 2,
+                  &x))
+    goto out;
+  cfg->verbose = (int)x;
+  if (pat_predictor_alloc(predictor, 1, &probe, cfg->why, sizeof cfg->why) !=
+          PAT_SUCCESS ||
+      strlen(predictor) >= sizeof cfg->predictor) {
     cfg->error = PAT_ERR_BAD_ENV;
     goto out;
   }
-  cfg->verbose = (int)level;
+  snprintf(cfg->predictor, sizeof cfg->predictor, "%s", predictor);
+  if (!parse_long(cfg, PAT_ENV_EXCHANGE_INTERVAL,
+                  env_value(get, PAT_ENV_EXCHANGE_INTERVAL), 1, 1000000, &x))
+    goto out;
+  cfg->exchange_interval = (int)x;
+  if (!parse_long(cfg, PAT_ENV_EXCHANGE_LAG,
+                  env_value(get, PAT_ENV_EXCHANGE_LAG), 1, 64, &x))
+    goto out;
+  cfg->exchange_lag = (int)x;
+  if (!parse_long(cfg, PAT_ENV_CLOCK_REFRESH,
+                  env_value(get, PAT_ENV_CLOCK_REFRESH), 0, 1000000000, &x))
+    goto out;
+  cfg->clock_refresh = x;
+  if (model[0] != '\0') {
+    if (pat_model_read(model, &cfg->model, cfg->why, sizeof cfg->why) !=
+        PAT_SUCCESS) {
+      cfg->error = PAT_ERR_BAD_ENV;
+      goto out;
+    }
+    cfg->has_model = 1;
+  }
+  if (cost[0] != '\0') {
+    cfg->round_cost = strtod(cost, &end);
+    if (end == cost || *end != '\0' || !(cfg->round_cost > 0) ||
+        !isfinite(cfg->round_cost)) {
+      snprintf(cfg->why, sizeof cfg->why, "%s=%s is not a time in seconds > 0",
+               pat_env_table[PAT_ENV_ROUND_COST].name, cost);
+      cfg->error = PAT_ERR_BAD_ENV;
+      goto out;
+    }
+  }
 out:
-  return;
+  pat_predictor_free(probe);
 }
 
 static const char *process_getenv(const char *name) { return getenv(name); }

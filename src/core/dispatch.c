@@ -5,6 +5,7 @@
  * duplicate.  Errors are raised through the user's communicator's error
  * handler, after a message that names the bad argument and its value.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "pat_internal.h"
@@ -136,7 +137,9 @@ static int run_alg(pat_call *c, pat_reduce_alg alg) {
                               .root = c->root,
                               .count = c->count,
                               .commutative = c->commutative,
-                              .in_place = c->in_place};
+                              .in_place = c->in_place,
+                              .arrivals = c->arrivals,
+                              .round_cost = c->round_cost};
   err = pat_comm_state_schedule(c->state, alg, &params, c->rank, &sched);
   if (err != PAT_SUCCESS) {
     rc = err == PAT_ERR_NO_MEMORY ? MPI_ERR_NO_MEM : MPI_ERR_INTERN;
@@ -147,9 +150,39 @@ out:
   return rc;
 }
 
-int pat_reduce_using(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
-                     int count, MPI_Datatype datatype, MPI_Op op, int root,
-                     MPI_Comm comm) {
+/* Arrival times the caller knows (pat_reduce_clairvoyant_with). */
+typedef struct oracle {
+  const double *arrivals;
+  double round_cost; /* <= 0: the library's cost model */
+} oracle;
+
+/* The PAT layer's part of a call: stamp the arrival, exchange, and give
+ * the chosen algorithm its arrival times and round cost. */
+static int pat_arrive(pat_call *c, const oracle *orc) {
+  MPI_Aint lb, extent;
+  double stamp, bytes;
+  int rc = pat_comm_state_pat(c->state, &c->pat);
+  if (rc != MPI_SUCCESS)
+    goto out;
+  rc = pat_state_arrive(c->pat, &stamp);
+  if (rc != MPI_SUCCESS)
+    goto out;
+  PMPI_Type_get_extent(c->datatype, &lb, &extent);
+  bytes = (double)c->count * (double)extent;
+  c->arrivals = pat_state_predict(c->pat, bytes, &c->round_cost);
+  if (orc != NULL) {
+    double d = orc->round_cost > 0 ? orc->round_cost
+                                   : pat_state_round_cost(c->pat, bytes);
+    c->arrivals = orc->arrivals;
+    c->round_cost = d > 0 ? d : c->round_cost; /* unknown: scale-free */
+  }
+out:
+  return rc;
+}
+
+static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
+                    int count, MPI_Datatype datatype, MPI_Op op, int root,
+                    MPI_Comm comm, const oracle *orc) {
   pat_call c = {.sendbuf = sendbuf,
                 .recvbuf = recvbuf,
                 .count = count,
@@ -169,10 +202,18 @@ int pat_reduce_using(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
     goto raise;
   c.priv = pat_comm_state_priv(c.state);
   c.tag = pat_comm_state_next_tag(c.state);
+  /* Once an algorithm has needed arrival times on this communicator,
+   * every call stamps and exchanges (every rank takes the same path). */
+  if ((pat_alg_table[alg].needs & PAT_NEEDS_PATS) ||
+      pat_comm_state_has_pat(c.state)) {
+    rc = pat_arrive(&c, orc);
+    if (rc != MPI_SUCCESS)
+      goto raise;
+  }
   props = (pat_call_props){.commutative = c.commutative,
                            .contiguous = c.contiguous,
                            .count = count,
-                           .has_pats = 0};
+                           .has_pats = c.pat != NULL};
   if (pat_alg_select(pat_alg_table, PAT_REDUCE_ALG_COUNT, alg, &props,
                      &chosen) != PAT_SUCCESS) {
     rc = MPI_ERR_INTERN;
@@ -196,9 +237,56 @@ int pat_reduce_using(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
   pat_comm_state_set_last(c.state, chosen);
   if (count > 0)
     rc = run_alg(&c, chosen);
+  if (c.pat != NULL) {
+    MPI_Aint lb, extent;
+    int prc;
+    PMPI_Type_get_extent(datatype, &lb, &extent);
+    prc = pat_state_depart(c.pat, (double)count * (double)extent);
+    rc = rc != MPI_SUCCESS ? rc : prc;
+  }
 raise:
   if (rc != MPI_SUCCESS)
     PMPI_Comm_call_errhandler(comm, rc);
+out:
+  return rc;
+}
+
+int pat_reduce_using(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
+                     int count, MPI_Datatype datatype, MPI_Op op, int root,
+                     MPI_Comm comm) {
+  return dispatch(alg, sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
+}
+
+int pat_reduce_clairvoyant(const void *sendbuf, void *recvbuf, int count,
+                           MPI_Datatype datatype, MPI_Op op, int root,
+                           MPI_Comm comm) {
+  return dispatch(PAT_REDUCE_ALG_CLAIRVOYANT, sendbuf, recvbuf, count, datatype,
+                  op, root, comm, NULL);
+}
+
+int pat_reduce_clairvoyant_with(const void *sendbuf, void *recvbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op, int root,
+                                MPI_Comm comm, const double *arrivals,
+                                double round_cost) {
+  oracle orc = {.arrivals = arrivals, .round_cost = round_cost};
+  int rc = MPI_SUCCESS, size = 0;
+  if (arrivals == NULL || !isfinite(round_cost)) {
+    rc = arg_error(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, MPI_ERR_ARG,
+                   ONCE_ALG,
+                   arrivals == NULL ? "arrivals is NULL; give one arrival "
+                                      "time per rank"
+                                    : "round_cost is not finite");
+    goto out;
+  }
+  if (comm != MPI_COMM_NULL && PMPI_Comm_size(comm, &size) == MPI_SUCCESS)
+    for (int r = 0; r < size; r++)
+      if (!isfinite(arrivals[r])) {
+        rc = arg_error(comm, MPI_ERR_ARG, ONCE_ALG,
+                       "arrivals holds a value that is not finite");
+        goto out;
+      }
+  rc = dispatch(PAT_REDUCE_ALG_CLAIRVOYANT, sendbuf, recvbuf, count, datatype,
+                op, root, comm, &orc);
 out:
   return rc;
 }

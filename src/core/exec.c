@@ -91,7 +91,8 @@ int pat_exec_run(const pat_schedule *sched, const pat_call *call) {
     goto out;
   }
   while (i < nops && rc == MPI_SUCCESS) {
-    int round = ops[i].round, end = i, nreq = 0;
+    int round = ops[i].round, end = i, nreq = 0, nrecv = 0;
+    double t0;
     while (end < nops && ops[end].round == round)
       end++;
     /* communication of the round */
@@ -104,6 +105,7 @@ int pat_exec_run(const pat_schedule *sched, const pat_call *call) {
         if (rc == MPI_SUCCESS)
           rc = PMPI_Irecv(to, op->count, call->datatype, op->peer, call->tag,
                           call->priv, &reqs[nreq++]);
+        nrecv++;
       } else if (op->kind == PAT_SCHED_SEND) {
         rc = rd_at(&s, op->src, op->offset, extent, &from);
         if (rc == MPI_SUCCESS)
@@ -111,6 +113,7 @@ int pat_exec_run(const pat_schedule *sched, const pat_call *call) {
                           call->priv, &reqs[nreq++]);
       }
     }
+    t0 = PMPI_Wtime();
     if (nreq > 0) {
       int wrc = PMPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
       if (rc == MPI_SUCCESS)
@@ -131,6 +134,9 @@ int pat_exec_run(const pat_schedule *sched, const pat_call *call) {
       else if (rc == MPI_SUCCESS)
         rc = pat_local_copy(from, to, op->count, call->datatype);
     }
+    /* the PAT layer learns the round cost from receiving rounds */
+    if (call->pat != NULL && nrecv > 0 && rc == MPI_SUCCESS)
+      pat_state_round_sample(call->pat, (PMPI_Wtime() - t0) / nrecv);
     i = end;
   }
 out:

@@ -10,12 +10,14 @@
 
 #include <mpi.h>
 
+#include "reduce/pat_pat.h"
 #include "reduce/pat_reduce.h"
 #include "reduce/pat_schedule.h"
 
 /* ---- one call --------------------------------------------------------- */
 
 typedef struct pat_comm_state pat_comm_state;
+struct pat_state;
 
 /* Everything an algorithm needs to serve one call. */
 typedef struct pat_call {
@@ -25,14 +27,17 @@ typedef struct pat_call {
   MPI_Datatype datatype;
   MPI_Op op;
   int root;
-  MPI_Comm comm;         /* the user's communicator */
-  MPI_Comm priv;         /* its private duplicate: all traffic goes here */
-  int rank, nranks;      /* in comm */
-  int commutative;       /* as MPI_Op_commutative says */
-  int contiguous;        /* datatype has no gaps */
-  int in_place;          /* the root passed MPI_IN_PLACE */
-  int tag;               /* tag of this call on priv */
-  pat_comm_state *state; /* per-communicator state (schedule cache) */
+  MPI_Comm comm;          /* the user's communicator */
+  MPI_Comm priv;          /* its private duplicate: all traffic goes here */
+  int rank, nranks;       /* in comm */
+  int commutative;        /* as MPI_Op_commutative says */
+  int contiguous;         /* datatype has no gaps */
+  int in_place;           /* the root passed MPI_IN_PLACE */
+  int tag;                /* tag of this call on priv */
+  pat_comm_state *state;  /* per-communicator state (schedule cache) */
+  struct pat_state *pat;  /* PAT layer state, or NULL */
+  const double *arrivals; /* clairvoyant inputs (predicted or oracle) */
+  double round_cost;
 } pat_call;
 
 /* ---- the algorithm table ---------------------------------------------- */
@@ -53,6 +58,7 @@ typedef struct pat_call_props {
 } pat_call_props;
 
 typedef int (*pat_run_fn)(const pat_call *call);
+/* Writes rank's program into sched, or every rank's for rank == -1. */
 typedef int (*pat_build_fn)(const pat_sched_params *params, int rank,
                             pat_schedule *sched);
 
@@ -86,10 +92,38 @@ int pat_alg_select(const pat_alg_row *table, int nrows, pat_reduce_alg wanted,
 /* Writes "binomial, native, ..." into buf. */
 void pat_alg_names(char *buf, size_t len);
 
+/* Builders record what they predicted (pat_schedule_predicted_time) and
+ * the hash of the tree they built (pat_schedule_hash). */
+void pat_schedule_set_prediction(pat_schedule *sched, double completion,
+                                 unsigned long long hash);
+
+/* ---- trees ------------------------------------------------------------- */
+
+/* One event of a rank's part in a reduction tree. */
+typedef enum pat_tree_kind {
+  PAT_TREE_RECV_AFTER,  /* a child's partial covering the ranks after ours */
+  PAT_TREE_RECV_BEFORE, /* a child's partial covering the ranks before ours */
+  PAT_TREE_SEND         /* send our partial to the parent */
+} pat_tree_kind;
+
+typedef struct pat_tree_event {
+  pat_tree_kind kind;
+  int round;
+  int peer;
+} pat_tree_event;
+
+/* Appends rank's operations for its events (rounds non-decreasing) to
+ * sched, choosing buffer slots (src/core/tree.c).  For commutative ops
+ * every receive may be given as PAT_TREE_RECV_AFTER. */
+int pat_tree_emit(pat_schedule *sched, const pat_sched_params *params, int rank,
+                  const pat_tree_event *events, int nevents);
+
 /* Algorithm bodies. */
 int pat_binomial_build(const pat_sched_params *params, int rank,
                        pat_schedule *sched);
 int pat_native_run(const pat_call *call);
+int pat_clairvoyant_build(const pat_sched_params *params, int rank,
+                          pat_schedule *sched);
 
 /* ---- configuration (environment, read once) --------------------------- */
 
@@ -101,15 +135,32 @@ typedef struct pat_env_var {
 } pat_env_var;
 
 /* Rows of pat_env_table, in order. */
-enum { PAT_ENV_ALGORITHM = 0, PAT_ENV_VERBOSE, PAT_ENV_COUNT };
+enum {
+  PAT_ENV_ALGORITHM = 0,
+  PAT_ENV_VERBOSE,
+  PAT_ENV_PREDICTOR,
+  PAT_ENV_EXCHANGE_INTERVAL,
+  PAT_ENV_EXCHANGE_LAG,
+  PAT_ENV_CLOCK_REFRESH,
+  PAT_ENV_MODEL,
+  PAT_ENV_ROUND_COST,
+  PAT_ENV_COUNT
+};
 
 extern const pat_env_var pat_env_table[PAT_ENV_COUNT];
 
 typedef struct pat_config {
   pat_reduce_alg algorithm;
-  int verbose;   /* 0 quiet, 1 fallbacks, 2 every call */
-  int error;     /* PAT_SUCCESS or PAT_ERR_BAD_ENV */
-  char why[512]; /* message for error */
+  int verbose;           /* 0 quiet, 1 fallbacks, 2 every call */
+  char predictor[64];    /* a valid predictor spec */
+  int exchange_interval; /* exchange the arrival stamps every N calls */
+  int exchange_lag;      /* ... and use them L calls later */
+  long clock_refresh;    /* re-estimate clock offsets every N calls, 0 never */
+  int has_model;         /* PAT_REDUCE_MODEL was given and read */
+  pat_model model;
+  double round_cost; /* PAT_REDUCE_ROUND_COST, or 0 if unset */
+  int error;         /* PAT_SUCCESS or PAT_ERR_BAD_ENV */
+  char why[512];     /* message for error */
 } pat_config;
 
 /* Parses a configuration from a getenv-like function (tests pass their own). */
@@ -144,6 +195,15 @@ int pat_comm_state_next_tag(pat_comm_state *st);
 void pat_comm_state_set_last(pat_comm_state *st, pat_reduce_alg alg);
 int pat_comm_state_last(const pat_comm_state *st, pat_reduce_alg *alg);
 unsigned long pat_comm_state_calls(const pat_comm_state *st);
+
+/* The PAT layer state of the communicator, created on first request
+ * (collective: every rank asks at the same call).  MPI error code. */
+int pat_comm_state_pat(pat_comm_state *st, struct pat_state **out);
+
+int pat_comm_state_has_pat(const pat_comm_state *st);
+
+/* The schedule that served the last scheduled call, or NULL. */
+const pat_schedule *pat_comm_state_last_schedule(const pat_comm_state *st);
 
 /* A schedule of alg for params and this rank, built or reused from the
  * state's cache.  Owned by the state.  Returns a pat_reduce_error. */
@@ -182,5 +242,39 @@ int pat_local_combine(const void *in, void *inout, int count,
 
 /* Runs rank's program of sched for call.  MPI error code. */
 int pat_exec_run(const pat_schedule *sched, const pat_call *call);
+
+/* ---- PAT layer (pat/) ------------------------------------------------------
+ */
+
+typedef struct pat_state pat_state;
+
+/* Collective on priv (clock offsets).  MPI error code. */
+int pat_state_alloc(MPI_Comm priv, int clock_tag, const pat_config *cfg,
+                    pat_state **out);
+void pat_state_free(pat_state *ps); /* accepts NULL; collective */
+
+/* The global time base. */
+double pat_state_now(const pat_state *ps);
+
+/* At the start of a call: stamps the arrival (writes it), completes the
+ * exchanges due now and starts this call's.  MPI error code. */
+int pat_state_arrive(pat_state *ps, double *stamp);
+
+/* The predicted relative arrival times of this call (nranks entries,
+ * owned by ps) and the round cost d for bytes per message. */
+const double *pat_state_predict(pat_state *ps, double bytes, double *d);
+
+/* The round cost for bytes: override, model or measured (NaN if none). */
+double pat_state_round_cost(const pat_state *ps, double bytes);
+
+/* The executor's measurement of one round: wait + combine, seconds. */
+void pat_state_round_sample(pat_state *ps, double seconds);
+
+/* At the end of a call of bytes per message: counts it, refreshes clock
+ * offsets when due. */
+int pat_state_depart(pat_state *ps, double bytes);
+
+/* Ping-pong clock offset estimation on comm with tag (pat/clock.c). */
+int pat_clock_sync(MPI_Comm comm, int tag, int rounds, double *offset);
 
 #endif /* PAT_INTERNAL_H */

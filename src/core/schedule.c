@@ -8,6 +8,7 @@
  * COMBINE concatenates (src ++ dst).  At the end the root's receive buffer
  * must hold every rank exactly once, in rank order for non-commutative ops.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +26,11 @@ typedef struct rank_prog {
 } rank_prog;
 
 struct pat_schedule {
-  pat_sched_params params;
-  rank_prog *progs; /* params.nranks entries */
+  pat_sched_params params; /* params.arrivals points to arrivals below */
+  double *arrivals;        /* owned copy, or NULL */
+  rank_prog *progs;        /* params.nranks entries */
+  double predicted;        /* builder's predicted completion, or NaN */
+  unsigned long long hash; /* builder's hash of the whole tree */
 };
 
 static int params_ok(const pat_sched_params *p) {
@@ -51,6 +55,20 @@ int pat_schedule_alloc(const pat_sched_params *params, pat_schedule **out) {
     goto out;
   }
   s->params = *params;
+  s->predicted = NAN;
+  if (params->arrivals != NULL) {
+    s->arrivals = malloc((size_t)params->nranks * sizeof *s->arrivals);
+    if (s->arrivals == NULL) {
+      free(s->progs);
+      free(s);
+      s = NULL;
+      err = PAT_ERR_NO_MEMORY;
+      goto out;
+    }
+    memcpy(s->arrivals, params->arrivals,
+           (size_t)params->nranks * sizeof *s->arrivals);
+    s->params.arrivals = s->arrivals;
+  }
 out:
   if (out != NULL)
     *out = s;
@@ -63,7 +81,22 @@ void pat_schedule_free(pat_schedule *sched) {
   for (int r = 0; r < sched->params.nranks; r++)
     free(sched->progs[r].ops);
   free(sched->progs);
+  free(sched->arrivals);
   free(sched);
+}
+
+double pat_schedule_predicted_time(const pat_schedule *sched) {
+  return sched ? sched->predicted : NAN;
+}
+
+unsigned long long pat_schedule_hash(const pat_schedule *sched) {
+  return sched ? sched->hash : 0;
+}
+
+void pat_schedule_set_prediction(pat_schedule *sched, double completion,
+                                 unsigned long long hash) {
+  sched->predicted = completion;
+  sched->hash = hash;
 }
 
 static int rank_ok(const pat_schedule *s, int rank) {
@@ -152,12 +185,12 @@ int pat_schedule_build(pat_reduce_alg alg, const pat_sched_params *params,
     goto out;
   }
   err = pat_schedule_alloc(params, &s);
+  /* the builder writes one rank's program, or every rank's for rank -1 */
+  if (err == PAT_SUCCESS)
+    err = row->build(params, rank, s);
   for (int r = rank < 0 ? 0 : rank;
-       err == PAT_SUCCESS && r < (rank < 0 ? params->nranks : rank + 1); r++) {
-    err = row->build(params, r, s);
-    if (err == PAT_SUCCESS)
-      err = pat_schedule_mark_built(s, r);
-  }
+       err == PAT_SUCCESS && r < (rank < 0 ? params->nranks : rank + 1); r++)
+    err = pat_schedule_mark_built(s, r);
   if (err != PAT_SUCCESS) {
     pat_schedule_free(s);
     s = NULL;
@@ -337,8 +370,7 @@ static int send_poster_cmp(const void *a, const void *b) {
  * from or receives into (the transfers run concurrently).  recvs and sends
  * are sorted by (posting rank, round) here, so each group is compared
  * only with itself. */
-static int check_races(vctx *c, msg *sends, int nsend, msg *recvs,
-                       int nrecv) {
+static int check_races(vctx *c, msg *sends, int nsend, msg *recvs, int nrecv) {
   int err = PAT_SUCCESS, s0 = 0;
   qsort(recvs, (size_t)nrecv, sizeof *recvs, recv_poster_cmp);
   qsort(sends, (size_t)nsend, sizeof *sends, send_poster_cmp);
@@ -641,4 +673,66 @@ int pat_schedule_validate(const pat_schedule *sched, char *why, size_t whylen) {
 int pat_schedule_validate_tree(const pat_schedule *sched, char *why,
                                size_t whylen) {
   return validate(sched, why, whylen, 1);
+}
+
+/* ---- model simulation -----------------------------------------------------
+ */
+
+typedef struct arrival_evt {
+  int round, to, seq;
+  double sent; /* sender's time at the start of the round */
+} arrival_evt;
+
+static int arrival_cmp(const void *a, const void *b) {
+  const arrival_evt *x = a, *y = b;
+  return x->round != y->round ? cmp_int(x->round, y->round)
+         : x->to != y->to     ? cmp_int(x->to, y->to)
+                              : cmp_int(x->seq, y->seq);
+}
+
+int pat_schedule_simulate(const pat_schedule *sched, const double *arrivals,
+                          double round_cost, double *completion) {
+  vctx c = {0};
+  msg *sends = NULL, *recvs = NULL;
+  arrival_evt *ev = NULL;
+  double *t = NULL;
+  int nsend = 0, nrecv = 0, err = PAT_SUCCESS;
+  if (sched == NULL || completion == NULL || !(round_cost >= 0)) {
+    err = PAT_ERR_INVALID_ARG;
+    goto out;
+  }
+  c.s = sched;
+  c.nslots = PAT_SLOT_TMP0 + PAT_SCHED_MAX_TMP;
+  err = collect_msgs(&c, &sends, &nsend, &recvs, &nrecv);
+  if (err != PAT_SUCCESS)
+    goto out;
+  t = malloc((size_t)sched->params.nranks * sizeof *t);
+  ev = malloc((size_t)(nsend > 0 ? nsend : 1) * sizeof *ev);
+  if (t == NULL || ev == NULL) {
+    err = PAT_ERR_NO_MEMORY;
+    goto out;
+  }
+  for (int r = 0; r < sched->params.nranks; r++)
+    t[r] = arrivals ? arrivals[r] : 0.0;
+  /* sends and receives are sorted by round; take one round at a time */
+  for (int i = 0; i < nsend;) {
+    int round = sends[i].round, end = i;
+    while (end < nsend && sends[end].round == round)
+      end++;
+    for (int k = i; k < end; k++)
+      ev[k] = (arrival_evt){round, recvs[k].to, recvs[k].seq, t[sends[k].from]};
+    qsort(ev + i, (size_t)(end - i), sizeof *ev, arrival_cmp);
+    for (int k = i; k < end; k++) {
+      double *tr = &t[ev[k].to];
+      *tr = (*tr > ev[k].sent ? *tr : ev[k].sent) + round_cost;
+    }
+    i = end;
+  }
+  *completion = t[sched->params.root];
+out:
+  free(sends);
+  free(recvs);
+  free(ev);
+  free(t);
+  return err;
 }

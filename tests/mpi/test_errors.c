@@ -159,8 +159,7 @@ static void test_env(void) {
     }
   } else {
     snprintf(want, sizeof want,
-             "PAT_REDUCE_VERBOSE=%s is not a verbosity "
-             "level; valid: 0, 1, 2",
+             "PAT_REDUCE_VERBOSE=%s is not an integer in 0..2",
              verbose ? verbose : "(unset)");
   }
   rc = capture(text, sizeof text, 0, 1, &in, &out, 1, MPI_INT, MPI_SUM, 0,

@@ -355,8 +355,8 @@ static void dump_lists_every_operation(void **state) {
   for (int r = 0; r < 5; r++)
     ops += pat_schedule_nops(s, r);
   assert_int_equal(lines, 1 + 5 + ops); /* header, rank lines, ops */
-  assert_non_null(strstr(text, "rank 0 -> tmp0 [0, 4)"));
-  assert_non_null(strstr(text, "tmp1 -> recvbuf [0, 4)"));
+  assert_non_null(strstr(text, "rank 0 -> tmp1 [0, 4)"));
+  assert_non_null(strstr(text, "tmp0 -> recvbuf [0, 4)"));
   free(text);
   pat_schedule_free(s);
 }

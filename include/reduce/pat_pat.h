@@ -1,0 +1,82 @@
+/*
+ * The PAT layer (process arrival times) for advanced users and tests:
+ * predictors of the next call's arrival pattern, the round-cost model and
+ * clock-offset estimation.  pat_reduce() drives all of this itself.
+ */
+#ifndef PAT_PAT_H
+#define PAT_PAT_H
+
+#include <stdio.h>
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- predictors --------------------------------------------------------- */
+
+/* A predictor sees the arrival times of past calls and predicts the next
+ * call's.  Patterns are relative: a prediction's earliest rank is at 0.
+ * With no history it predicts a balanced pattern (all 0). */
+typedef struct pat_predictor pat_predictor;
+
+/* spec: "sma" or "sma:W" (simple moving average of the last W patterns,
+ * W >= 1, default 5) or "last" (the last pattern), case-insensitive.
+ * Returns a pat_reduce_error; PAT_ERR_BAD_ENV for a bad spec, with a
+ * message listing the valid ones in why (if not NULL). */
+int pat_predictor_alloc(const char *spec, int nranks, pat_predictor **out,
+                        char *why, size_t whylen);
+void pat_predictor_free(pat_predictor *pred); /* accepts NULL */
+
+/* Feeds one call's arrival times (nranks entries, any common origin). */
+int pat_predictor_observe(pat_predictor *pred, const double *arrivals);
+
+/* Writes the predicted relative arrival times (nranks entries). */
+int pat_predictor_predict(const pat_predictor *pred, double *out);
+
+/* Calls observed so far. */
+long pat_predictor_observed(const pat_predictor *pred);
+
+/* ---- cost model -----------------------------------------------------------
+ */
+
+/* The cost of one round, receive + combine of m bytes:
+ * d(m) = alpha + m (beta + gamma). */
+typedef struct pat_model {
+  double alpha; /* seconds per message */
+  double beta;  /* seconds per byte moved */
+  double gamma; /* seconds per byte combined */
+} pat_model;
+
+double pat_model_round_cost(const pat_model *model, double bytes);
+
+/* Model files are text: "alpha = <s>", "beta = <s/B>", "gamma = <s/B>"
+ * lines, "#" comments, blank lines; all three keys exactly once, values
+ * finite and >= 0.  Returns a pat_reduce_error (PAT_ERR_BAD_ENV with the
+ * file, line number and reason in why for a bad file). */
+int pat_model_read(const char *path, pat_model *model, char *why,
+                   size_t whylen);
+int pat_model_write(FILE *out, const pat_model *model);
+
+/* ---- clocks ----------------------------------------------------------------
+ */
+
+/* Estimates, collectively over comm, each rank's clock offset to rank 0:
+ * rank 0 ping-pongs with every rank `rounds` times and keeps the sample
+ * with the least round-trip time (as SKaMPI and ReproMPI do).  Writes the
+ * offset to add to this rank's clock (0 at rank 0).  MPI error code. */
+int pat_clock_estimate_offset(MPI_Comm comm, int rounds, double *offset);
+
+/* This process's clock as the PAT layer reads it: PMPI_Wtime() plus the
+ * debug skew below. */
+double pat_clock_local(void);
+
+/* Debug hook for tests: adds skew seconds to this process's clock. */
+void pat_clock_debug_skew(double skew);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAT_PAT_H */

@@ -1,0 +1,68 @@
+/*
+ * Clocks.  Arrival stamps must share one time base across ranks.  When
+ * MPI_WTIME_IS_GLOBAL is set PMPI_Wtime is that base; otherwise each
+ * rank's offset to rank 0 is estimated by ping-pong, keeping the sample
+ * with the least round-trip time (SKaMPI, ReproMPI): with t0 and t1 rank
+ * 0's send and receive times and tr the peer's reply stamp, the peer's
+ * clock is ahead by tr - (t0 + t1) / 2, within half the round trip.
+ */
+#include <math.h>
+
+#include "core/pat_internal.h"
+#include "reduce/pat_pat.h"
+
+static double pat_debug_skew; /* test hook only */
+
+void pat_clock_debug_skew(double skew) { pat_debug_skew = skew; }
+
+double pat_clock_local(void) { return PMPI_Wtime() + pat_debug_skew; }
+
+int pat_clock_sync(MPI_Comm comm, int tag, int rounds, double *offset) {
+  int rank, size, rc = PMPI_Comm_rank(comm, &rank);
+  double ahead = 0.0;
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Comm_size(comm, &size);
+  for (int peer = 1; rc == MPI_SUCCESS && peer < size; peer++) {
+    if (rank == 0) {
+      double best = INFINITY, est = 0.0;
+      for (int i = 0; i < rounds && rc == MPI_SUCCESS; i++) {
+        double t0 = pat_clock_local(), tr = 0.0, t1;
+        rc = PMPI_Send(&t0, 1, MPI_DOUBLE, peer, tag, comm);
+        if (rc == MPI_SUCCESS)
+          rc =
+              PMPI_Recv(&tr, 1, MPI_DOUBLE, peer, tag, comm, MPI_STATUS_IGNORE);
+        t1 = pat_clock_local();
+        if (t1 - t0 < best) {
+          best = t1 - t0;
+          est = tr - (t0 + t1) / 2;
+        }
+      }
+      if (rc == MPI_SUCCESS)
+        rc = PMPI_Send(&est, 1, MPI_DOUBLE, peer, tag, comm);
+    } else if (rank == peer) {
+      for (int i = 0; i < rounds && rc == MPI_SUCCESS; i++) {
+        double ping, now;
+        rc = PMPI_Recv(&ping, 1, MPI_DOUBLE, 0, tag, comm, MPI_STATUS_IGNORE);
+        now = pat_clock_local();
+        if (rc == MPI_SUCCESS)
+          rc = PMPI_Send(&now, 1, MPI_DOUBLE, 0, tag, comm);
+      }
+      if (rc == MPI_SUCCESS)
+        rc = PMPI_Recv(&ahead, 1, MPI_DOUBLE, 0, tag, comm, MPI_STATUS_IGNORE);
+    }
+  }
+  if (rc == MPI_SUCCESS)
+    *offset = -ahead;
+  return rc;
+}
+
+int pat_clock_estimate_offset(MPI_Comm comm, int rounds, double *offset) {
+  MPI_Comm dup = MPI_COMM_NULL;
+  int rc =
+      offset == NULL || rounds < 1 ? MPI_ERR_ARG : PMPI_Comm_dup(comm, &dup);
+  if (rc == MPI_SUCCESS)
+    rc = pat_clock_sync(dup, 0, rounds, offset);
+  if (dup != MPI_COMM_NULL)
+    PMPI_Comm_free(&dup);
+  return rc;
+}
