@@ -71,8 +71,8 @@ static void heap_push(heap *h, heap_item x) {
   h->it[i] = x;
 }
 
-static heap_item heap_pop(heap *h) {
-  heap_item top = h->it[0], last = h->it[--h->n];
+/* Replaces the top with x and restores the heap. */
+static void heap_replace_top(heap *h, heap_item x) {
   int i = 0;
   for (;;) {
     int c = 2 * i + 1;
@@ -80,13 +80,18 @@ static heap_item heap_pop(heap *h) {
       break;
     if (c + 1 < h->n && before(&h->it[c + 1], &h->it[c]))
       c++;
-    if (!before(&h->it[c], &last))
+    if (!before(&h->it[c], &x))
       break;
     h->it[i] = h->it[c];
     i = c;
   }
-  if (h->n > 0)
-    h->it[i] = last;
+  h->it[i] = x;
+}
+
+static heap_item heap_pop(heap *h) {
+  heap_item top = h->it[0];
+  if (--h->n > 0)
+    heap_replace_top(h, h->it[h->n]);
   return top;
 }
 
@@ -108,7 +113,8 @@ static double greedy(const pat_sched_params *p, heap *h, int *last_round,
     last_round[r] = -1;
   }
   while (h->n > 1) {
-    heap_item x = heap_pop(h), y = heap_pop(h);
+    /* the merged partial takes the second one's place: one sift, not two */
+    heap_item x = heap_pop(h), y = h->it[0];
     int recv = x.a, send = y.a, round;
     if (send == p->root) {
       recv = y.a;
@@ -120,7 +126,7 @@ static double greedy(const pat_sched_params *p, heap *h, int *last_round,
     last_round[recv] = round;
     m[nm++] = (merge){send, recv, round, PAT_TREE_RECV_AFTER};
     done = later(x.t, y.t) + d;
-    heap_push(h, (heap_item){.t = done, .key = recv, .a = recv});
+    heap_replace_top(h, (heap_item){.t = done, .key = recv, .a = recv});
   }
   return done;
 }

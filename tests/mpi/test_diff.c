@@ -2,8 +2,9 @@
  * test_diff: differential test of every patreduce algorithm.
  *
  * Each algorithm of the table (ids 0 .. PAT_REDUCE_ALG_COUNT-1, called through
- * pat_reduce_using) is compared with PMPI_Reduce or with a reference computed
- * locally at the root:
+ * pat_reduce_using), and the clairvoyant algorithm with arrival times given
+ * by the caller (pat_reduce_clairvoyant_with), is compared with PMPI_Reduce or
+ * with a reference computed locally at the root:
  *   1. predefined datatypes x predefined ops, counts {0,1,3,P-1,P,P+1,1000,
  *      262144}, roots {0,P/2,P-1}, with and without MPI_IN_PLACE; inputs are
  *      chosen so that every result is exact in any combination order, and the
@@ -67,9 +68,15 @@ typedef struct ctx {
   int inplace;
 } ctx;
 
+/* Algorithms under test: every row of the table, plus the clairvoyant
+ * algorithm with arrival times given by the caller (the "oracle"). */
+enum { ALG_ORACLE = PAT_REDUCE_ALG_COUNT, NALGS };
+
 static const char *alg_name(int alg) {
   if (alg < 0)
     return "PMPI_Reduce";
+  if (alg == ALG_ORACLE)
+    return "clairvoyant-oracle";
   const char *name = pat_reduce_algorithm_name((pat_reduce_alg)alg);
   return name ? name : "(unnamed)";
 }
@@ -179,11 +186,44 @@ static void sleep_us(long us) {
   nanosleep(&ts, NULL);
 }
 
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) {
+    fprintf(stderr, "test_diff: rank %d: out of memory (%zu bytes)\n", g_rank,
+            n);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
+  return p;
+}
+
+/* Runs algorithm alg (a table id or ALG_ORACLE).  The oracle's arrival
+ * times are a function of the call's arguments, so identical on every
+ * rank of comm, and different from call to call. */
+static int run_alg(int alg, const void *sbuf, void *rbuf, int count,
+                   MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm) {
+  double *arrivals;
+  int size = 1, rc;
+  if (alg != ALG_ORACLE)
+    return pat_reduce_using((pat_reduce_alg)alg, sbuf, rbuf, count, dt, op,
+                            root, comm);
+  MPI_Comm_size(comm, &size);
+  arrivals = xmalloc((size_t)size * sizeof *arrivals);
+  for (int i = 0; i < size; i++)
+    arrivals[i] = ((i * 7 + count * 3 + root) % 5) * 1e-5;
+  rc = pat_reduce_clairvoyant_with(sbuf, rbuf, count, dt, op, root, comm,
+                                   arrivals, 1e-5);
+  free(arrivals);
+  return rc;
+}
+
+static int served_id(int alg) {
+  return alg == ALG_ORACLE ? PAT_REDUCE_ALG_CLAIRVOYANT : alg;
+}
+
 /* Calls one algorithm and checks the return code and the served algorithm. */
 static int call_alg(const ctx *cx, const void *sbuf, void *rbuf, int count,
                     MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm) {
-  int rc = pat_reduce_using((pat_reduce_alg)cx->alg, sbuf, rbuf, count, dt, op,
-                            root, comm);
+  int rc = run_alg(cx->alg, sbuf, rbuf, count, dt, op, root, comm);
   int ok = mpi_ok(rc, cx, "pat_reduce_using");
   if (ok)
     pass();
@@ -193,8 +233,9 @@ static int call_alg(const ctx *cx, const void *sbuf, void *rbuf, int count,
     fail(cx, "pat_reduce_last_algorithm returned %d (%s)", prc,
          pat_strerror(prc));
   else
-    expect((int)served == cx->alg, cx, "served by %s (id %d), expected %s",
-           alg_name((int)served), (int)served, alg_name(cx->alg));
+    expect((int)served == served_id(cx->alg), cx,
+           "served by %s (id %d), expected %s", alg_name((int)served),
+           (int)served, alg_name(served_id(cx->alg)));
   return ok;
 }
 
@@ -238,16 +279,6 @@ static int build_roots(int P, int out[3]) {
       out[n++] = cand[k];
   }
   return n;
-}
-
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) {
-    fprintf(stderr, "test_diff: rank %d: out of memory (%zu bytes)\n", g_rank,
-            n);
-    MPI_Abort(MPI_COMM_WORLD, 3);
-  }
-  return p;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -619,7 +650,7 @@ static void predefined_case(ctx cx, const type_info *t, MPI_Op op,
   const MPI_Datatype dt = type_handle(t->k);
   const size_t nbytes = (size_t)count * t->size;
   const int is_root = g_rank == root;
-  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+  for (int a = 0; a < NALGS; a++) {
     for (int inplace = 0; inplace < 2; inplace++) {
       cx.alg = a;
       cx.inplace = inplace;
@@ -784,7 +815,7 @@ static void run_noncommutative(MPI_Datatype mat, MPI_Op op) {
                  &cx, "PMPI_Reduce") &&
           is_root)
         check_mats(&cx, recv, ref, count);
-      for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+      for (int a = 0; a < NALGS; a++) {
         for (int inplace = 0; inplace < 2; inplace++) {
           cx.alg = a;
           cx.inplace = inplace;
@@ -922,8 +953,7 @@ static void expect_same_error(const ctx *cx, int ref_rc, const void *sbuf,
                               int root) {
   int ref_class = -1, got_class = -1;
   MPI_Error_class(ref_rc, &ref_class);
-  int rc = pat_reduce_using((pat_reduce_alg)cx->alg, sbuf, rbuf, count, dt, op,
-                            root, MPI_COMM_WORLD);
+  int rc = run_alg(cx->alg, sbuf, rbuf, count, dt, op, root, MPI_COMM_WORLD);
   if (rc != MPI_SUCCESS)
     MPI_Error_class(rc, &got_class);
   expect(rc != MPI_SUCCESS && got_class == ref_class, cx,
@@ -958,7 +988,7 @@ static void layout_case(const layout *L, MPI_Datatype dt, MPI_Op op,
       ref[p] = CANARY;
     const int ref_rc = PMPI_Reduce(send + LAYOUT_PAD, ref + LAYOUT_PAD, count,
                                    dt, op, root, MPI_COMM_WORLD);
-    for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+    for (int a = 0; a < NALGS; a++) {
       for (int inplace = 0; inplace < 2; inplace++) {
         cx.alg = a;
         cx.inplace = inplace;
@@ -1207,7 +1237,7 @@ int main(int argc, char **argv) {
 
   const size_t nbytes = STRESS_MAX_COUNT * sizeof(int);
   int *send = xmalloc(nbytes), *copy = xmalloc(nbytes), *recv = xmalloc(nbytes);
-  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+  for (int a = 0; a < NALGS; a++) {
     run_back_to_back(a, send, copy, recv);
     if (have_comms)
       run_two_comms(a, dup, split, send, copy, recv);

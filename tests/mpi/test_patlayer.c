@@ -1,0 +1,179 @@
+/*
+ * The PAT layer and the clairvoyant algorithm under real MPI.
+ *
+ *   test_patlayer clock   every rank skews its clock by a known amount (a debug
+ *                    hook); the ping-pong estimator must recover each
+ *                    rank's offset to rank 0 within 2 ms
+ *   test_patlayer hash    500 back-to-back clairvoyant calls, no barrier,
+ * random real sleeps with a persistently late rank: every rank must build the
+ * same schedule in every call (the hash of the tree is compared with an
+ * allreduce) and every result must be right test_patlayer wrong   predictions
+ * that are badly wrong (the late rank moves every call; the oracle is told the
+ * opposite of the truth) still give right results, for commutative and
+ *                    non-commutative ops
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mpi.h>
+
+#include "reduce/pat_pat.h"
+#include "reduce/pat_reduce.h"
+#include "reduce/pat_schedule.h"
+
+static int rank, size, checks, failures;
+
+static void check(int ok, const char *fmt, int call) {
+  checks++;
+  if (!ok) {
+    failures++;
+    if (failures < 20) {
+      fprintf(stderr, "test_patlayer: rank %d: FAILED: ", rank);
+      fprintf(stderr, fmt, call);
+      fputc('\n', stderr);
+    }
+  }
+}
+
+static void sleep_us(long us) {
+  struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+  if (us > 0)
+    nanosleep(&ts, NULL);
+}
+
+static void test_clock(void) {
+  /* rank r's clock runs r * 0.3 s + 1 ms ahead */
+  double skew = rank * 0.3 + (rank ? 1e-3 : 0), offset = 1;
+  pat_clock_debug_skew(skew);
+  check(pat_clock_estimate_offset(MPI_COMM_WORLD, 20, &offset) == MPI_SUCCESS,
+        "estimate returned an error (%d)", 0);
+  /* the offset brings the clock back to rank 0's */
+  if (offset + skew > 2e-3 || offset + skew < -2e-3)
+    fprintf(stderr,
+            "test_patlayer: rank %d: skew %.6f s, estimated offset %.6f s\n",
+            rank, skew, offset);
+  check(offset + skew < 2e-3 && offset + skew > -2e-3,
+        "clock offset not recovered within 2 ms (%d)", 0);
+  pat_clock_debug_skew(0);
+}
+
+/* Reduces rank + 1 + call (SUM) and checks it; returns the tree's hash. */
+static unsigned long long one_call(int call, int count, int root) {
+  static long in[64], out[64];
+  const pat_schedule *s = NULL;
+  long want = (long)size * (size + 1) / 2 + (long)size * call;
+  for (int i = 0; i < count; i++)
+    in[i] = rank + 1 + call + i;
+  check(pat_reduce_clairvoyant(in, out, count, MPI_LONG, MPI_SUM, root,
+                               MPI_COMM_WORLD) == MPI_SUCCESS,
+        "call %d returned an error", call);
+  if (rank == root)
+    for (int i = 0; i < count; i++)
+      check(out[i] == want + (long)size * i, "call %d: wrong sum", call);
+  pat_reduce_last_schedule(MPI_COMM_WORLD, &s);
+  return pat_schedule_hash(s);
+}
+
+static void test_hash(void) {
+  unsigned int seed = 1234u + 77u * (unsigned)rank;
+  int differ = 0, shapes = 0;
+  unsigned long long prev = 0;
+  for (int call = 0; call < 500; call++) {
+    unsigned long long h, lo, hi;
+    /* rank size-1 is late by ~1 ms, everybody jitters by up to 200 us */
+    long us = rand_r(&seed) % 200 + (rank == size - 1 ? 1000 : 0);
+    sleep_us(us);
+    /* the root changes every 100 calls, the count every call */
+    h = one_call(call, 1 + call % 7, (call / 100) % size);
+    MPI_Allreduce(&h, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&h, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    differ += lo != hi;
+    shapes += call % 100 != 0 && h != prev; /* changed by the prediction */
+    prev = h;
+  }
+  check(differ == 0, "schedule hashes differed between ranks (%d calls)",
+        differ);
+  /* the predictions changed the tree along the way */
+  if (rank == 0)
+    printf("test_patlayer hash: the predicted tree changed %d times in "
+           "500 calls\n",
+           shapes);
+  check(size < 3 || shapes > 1, "the tree never changed (%d)", shapes);
+}
+
+/* 2x2 unsigned matrix product, a non-commutative op */
+static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  unsigned *a = in, *b = inout;
+  (void)dt;
+  for (int k = 0; k < *len; k++, a += 4, b += 4) {
+    unsigned r[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
+                     a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3]};
+    memcpy(b, r, sizeof r);
+  }
+}
+
+static void test_wrong(void) {
+  MPI_Datatype mat;
+  MPI_Op op;
+  double *lie = malloc((size_t)size * sizeof *lie);
+  MPI_Type_contiguous(4, MPI_UNSIGNED, &mat);
+  MPI_Type_commit(&mat);
+  MPI_Op_create(matmul, 0, &op);
+  for (int call = 0; call < 200; call++) {
+    int late = call % size, root = (call * 3) % size;
+    unsigned m[4] = {1u + (unsigned)rank, 2, (unsigned)call, 1}, r[4],
+             want[4] = {1, 0, 0, 1};
+    sleep_us(rank == late ? 800 : 0);
+    /* the oracle is told that every other rank is the late one */
+    for (int i = 0; i < size; i++)
+      lie[i] = i == late ? 0 : 2e-3 * (i + 1);
+    if (call % 2)
+      check(pat_reduce_clairvoyant_with(m, r, 1, mat, op, root, MPI_COMM_WORLD,
+                                        lie, 1e-6) == MPI_SUCCESS,
+            "oracle call %d failed", call);
+    else
+      check(pat_reduce_clairvoyant(m, r, 1, mat, op, root, MPI_COMM_WORLD) ==
+                MPI_SUCCESS,
+            "call %d failed", call);
+    if (rank == root) {
+      for (int i = 0; i < size; i++) {
+        unsigned x[4] = {1u + (unsigned)i, 2, (unsigned)call, 1};
+        int one = 1;
+        matmul(want, x, &one, NULL); /* x = want * x */
+        memcpy(want, x, sizeof x);
+      }
+      check(memcmp(r, want, sizeof r) == 0,
+            "call %d: wrong non-commutative result", call);
+    }
+    /* and a commutative sum with the same lies */
+    one_call(call, 3, root);
+  }
+  MPI_Op_free(&op);
+  MPI_Type_free(&mat);
+  free(lie);
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "hash";
+  int total[2];
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (strcmp(mode, "clock") == 0)
+    test_clock();
+  else if (strcmp(mode, "wrong") == 0)
+    test_wrong();
+  else
+    test_hash();
+  total[0] = checks - failures;
+  total[1] = failures;
+  MPI_Allreduce(MPI_IN_PLACE, total, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("test_patlayer %s: %d passed, %d failed\n", mode, total[0],
+           total[1]);
+  MPI_Finalize();
+  return total[1] != 0;
+}
