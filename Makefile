@@ -20,7 +20,7 @@ build: deps
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
-	mpiexec -n $(NP) $(MPIEXEC_FLAGS) $(BUILD)/patdemo 2 40
+	mpiexec -n $(NP) $(MPIEXEC_FLAGS) $(BUILD)/patdemo 1 60 65536
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -4,7 +4,8 @@
  * Every repetition: barrier, the delayed rank sleeps DELAY, every rank
  * stamps its arrival, reduces, stamps its exit.  Time-to-solution is
  * max(exit) - min(arrival) over ranks; the demo prints its median over the
- * repetitions (GSL) for each algorithm of the table, interleaving the
+ * repetitions (GSL) for each algorithm of the table, and for the clairvoyant
+ * algorithm told the true arrival times (the "oracle"), interleaving the
  * algorithms per repetition so that machine noise hits all alike.  Stamps
  * are MPI_Wtime on one machine, so all ranks share a clock.
  *
@@ -20,6 +21,13 @@
 
 #include "reduce/pat_reduce.h"
 
+/* The table's algorithms, then the oracle. */
+enum { ORACLE = PAT_REDUCE_ALG_COUNT, NALGS };
+
+static const char *name(int a) {
+  return a == ORACLE ? "oracle" : pat_reduce_algorithm_name((pat_reduce_alg)a);
+}
+
 static void sleep_seconds(double s) {
   struct timespec ts = {.tv_sec = (time_t)s,
                         .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
@@ -33,7 +41,7 @@ int main(int argc, char **argv) {
   int reps = argc > 2 ? atoi(argv[2]) : 30;
   int count = argc > 3 ? atoi(argv[3]) : 1024;
   int late;
-  double *send = NULL, *recv = NULL, *tts = NULL;
+  double *send = NULL, *recv = NULL, *tts = NULL, *arrivals = NULL;
 
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -50,19 +58,28 @@ int main(int argc, char **argv) {
   }
   send = malloc((size_t)count * sizeof *send);
   recv = malloc((size_t)count * sizeof *recv);
-  tts = malloc((size_t)reps * PAT_REDUCE_ALG_COUNT * sizeof *tts);
+  tts = malloc((size_t)reps * NALGS * sizeof *tts);
+  arrivals = calloc((size_t)size, sizeof *arrivals);
+  arrivals[late] = delay_ms * 1e-3; /* what the oracle is told */
   for (int i = 0; i < count; i++)
     send[i] = rank + i;
 
   for (int r = 0; r < reps; r++) {
-    for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+    for (int a = 0; a < NALGS; a++) {
       double t[2], arrive, leave;
+      int rc_call;
       MPI_Barrier(MPI_COMM_WORLD);
       if (rank == late)
         sleep_seconds(delay_ms * 1e-3);
       arrive = MPI_Wtime();
-      if (pat_reduce_using((pat_reduce_alg)a, send, recv, count, MPI_DOUBLE,
-                           MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+      /* the oracle's round cost (0): the library's measured one */
+      rc_call = a == ORACLE
+                    ? pat_reduce_clairvoyant_with(send, recv, count, MPI_DOUBLE,
+                                                  MPI_SUM, 0, MPI_COMM_WORLD,
+                                                  arrivals, 0)
+                    : pat_reduce_using((pat_reduce_alg)a, send, recv, count,
+                                       MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+      if (rc_call != MPI_SUCCESS)
         rc = 1;
       leave = MPI_Wtime();
       t[0] = -arrive;
@@ -72,8 +89,8 @@ int main(int argc, char **argv) {
       if (rank == 0) {
         double want = (double)size * (size - 1) / 2.0;
         if (recv[0] != want) {
-          fprintf(stderr, "patdemo: %s gave %g, want %g\n",
-                  pat_reduce_algorithm_name((pat_reduce_alg)a), recv[0], want);
+          fprintf(stderr, "patdemo: %s gave %g, want %g\n", name(a), recv[0],
+                  want);
           rc = 1;
         }
         tts[a * reps + r] = t[1] + t[0];
@@ -84,21 +101,26 @@ int main(int argc, char **argv) {
     printf("patdemo: P=%d, %d doubles, rank %d delayed %.3f ms, %d reps "
            "(first dropped)\n",
            size, count, late, delay_ms, reps);
-    printf("%-12s %14s %14s %14s\n", "algorithm", "median tts ms", "min tts ms",
-           "median-delay");
-    for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+    printf("%-12s %14s %14s %14s %18s\n", "algorithm", "median tts ms",
+           "min tts ms", "median-delay ms", "speedup vs binomial");
+    for (int a = 0; a < NALGS; a++) {
       double *x = tts + a * reps + 1; /* drop the first repetition */
       gsl_sort(x, 1, (size_t)reps - 1);
+    }
+    for (int a = 0; a < NALGS; a++) {
+      double *x = tts + a * reps + 1;
       double med = gsl_stats_median_from_sorted_data(x, 1, (size_t)reps - 1);
-      printf("%-12s %14.3f %14.3f %14.3f\n",
-             pat_reduce_algorithm_name((pat_reduce_alg)a), med * 1e3,
-             x[0] * 1e3, med * 1e3 - delay_ms);
+      double ref = gsl_stats_median_from_sorted_data(
+          tts + PAT_REDUCE_ALG_BINOMIAL * reps + 1, 1, (size_t)reps - 1);
+      printf("%-12s %14.3f %14.3f %14.3f %18.2f\n", name(a), med * 1e3,
+             x[0] * 1e3, med * 1e3 - delay_ms, ref / med);
     }
   }
   MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   free(send);
   free(recv);
   free(tts);
+  free(arrivals);
   MPI_Finalize();
   return rc;
 }
