@@ -7,7 +7,9 @@
  * repetitions (GSL) for each algorithm of the table, and for the clairvoyant
  * algorithm told the true arrival times (the "oracle"), interleaving the
  * algorithms per repetition so that machine noise hits all alike.  Stamps
- * are MPI_Wtime on one machine, so all ranks share a clock.
+ * are MPI_Wtime corrected by each rank's offset to rank 0 (Open MPI's
+ * MPI_Wtime counts from each process's MPI_Init, so even on one machine
+ * raw stamps disagree by up to tens of milliseconds).
  *
  * usage: patdemo [delay_ms=2] [reps=30] [count=1024] [delayed_rank=P-1]
  */
@@ -19,6 +21,7 @@
 #include <gsl/gsl_statistics_double.h>
 #include <mpi.h>
 
+#include "reduce/pat_pat.h"
 #include "reduce/pat_reduce.h"
 
 /* The table's algorithms, then the oracle. */
@@ -42,11 +45,15 @@ int main(int argc, char **argv) {
   int count = argc > 3 ? atoi(argv[3]) : 1024;
   int late;
   double *send = NULL, *recv = NULL, *tts = NULL, *arrivals = NULL;
+  double offset = 0; /* add to MPI_Wtime() for rank 0's clock */
 
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   late = argc > 4 ? atoi(argv[4]) : size - 1;
+  if (pat_clock_estimate_offset(MPI_COMM_WORLD, 20, &offset, NULL) !=
+      MPI_SUCCESS)
+    rc = 1;
   if (reps < 2 || count < 1 || delay_ms < 0 || late < 0 || late >= size) {
     if (rank == 0)
       fprintf(stderr,
@@ -71,7 +78,7 @@ int main(int argc, char **argv) {
       MPI_Barrier(MPI_COMM_WORLD);
       if (rank == late)
         sleep_seconds(delay_ms * 1e-3);
-      arrive = MPI_Wtime();
+      arrive = MPI_Wtime() + offset;
       /* the oracle's round cost (0): the library's measured one */
       rc_call = a == ORACLE
                     ? pat_reduce_clairvoyant_with(send, recv, count, MPI_DOUBLE,
@@ -81,7 +88,7 @@ int main(int argc, char **argv) {
                                        MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
       if (rc_call != MPI_SUCCESS)
         rc = 1;
-      leave = MPI_Wtime();
+      leave = MPI_Wtime() + offset;
       t[0] = -arrive;
       t[1] = leave;
       MPI_Reduce(rank == 0 ? MPI_IN_PLACE : t, t, 2, MPI_DOUBLE, MPI_MAX, 0,

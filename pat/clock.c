@@ -17,14 +17,15 @@ void pat_clock_debug_skew(double skew) { pat_debug_skew = skew; }
 
 double pat_clock_local(void) { return PMPI_Wtime() + pat_debug_skew; }
 
-int pat_clock_sync(MPI_Comm comm, int tag, int rounds, double *offset) {
+int pat_clock_sync(MPI_Comm comm, int tag, int rounds, double *offset,
+                   double *bound) {
   int rank, size, rc = PMPI_Comm_rank(comm, &rank);
-  double ahead = 0.0;
+  double ahead[2] = {0.0, 0.0}; /* estimate, half the least round trip */
   if (rc == MPI_SUCCESS)
     rc = PMPI_Comm_size(comm, &size);
   for (int peer = 1; rc == MPI_SUCCESS && peer < size; peer++) {
     if (rank == 0) {
-      double best = INFINITY, est = 0.0;
+      double best = INFINITY, est[2] = {0.0, 0.0};
       for (int i = 0; i < rounds && rc == MPI_SUCCESS; i++) {
         double t0 = pat_clock_local(), tr = 0.0, t1;
         rc = PMPI_Send(&t0, 1, MPI_DOUBLE, peer, tag, comm);
@@ -34,11 +35,12 @@ int pat_clock_sync(MPI_Comm comm, int tag, int rounds, double *offset) {
         t1 = pat_clock_local();
         if (t1 - t0 < best) {
           best = t1 - t0;
-          est = tr - (t0 + t1) / 2;
+          est[0] = tr - (t0 + t1) / 2;
+          est[1] = best / 2;
         }
       }
       if (rc == MPI_SUCCESS)
-        rc = PMPI_Send(&est, 1, MPI_DOUBLE, peer, tag, comm);
+        rc = PMPI_Send(est, 2, MPI_DOUBLE, peer, tag, comm);
     } else if (rank == peer) {
       for (int i = 0; i < rounds && rc == MPI_SUCCESS; i++) {
         double ping, now;
@@ -48,20 +50,24 @@ int pat_clock_sync(MPI_Comm comm, int tag, int rounds, double *offset) {
           rc = PMPI_Send(&now, 1, MPI_DOUBLE, 0, tag, comm);
       }
       if (rc == MPI_SUCCESS)
-        rc = PMPI_Recv(&ahead, 1, MPI_DOUBLE, 0, tag, comm, MPI_STATUS_IGNORE);
+        rc = PMPI_Recv(ahead, 2, MPI_DOUBLE, 0, tag, comm, MPI_STATUS_IGNORE);
     }
   }
-  if (rc == MPI_SUCCESS)
-    *offset = -ahead;
+  if (rc == MPI_SUCCESS) {
+    *offset = -ahead[0];
+    if (bound != NULL)
+      *bound = ahead[1];
+  }
   return rc;
 }
 
-int pat_clock_estimate_offset(MPI_Comm comm, int rounds, double *offset) {
+int pat_clock_estimate_offset(MPI_Comm comm, int rounds, double *offset,
+                              double *bound) {
   MPI_Comm dup = MPI_COMM_NULL;
   int rc =
       offset == NULL || rounds < 1 ? MPI_ERR_ARG : PMPI_Comm_dup(comm, &dup);
   if (rc == MPI_SUCCESS)
-    rc = pat_clock_sync(dup, 0, rounds, offset);
+    rc = pat_clock_sync(dup, 0, rounds, offset, bound);
   if (dup != MPI_COMM_NULL)
     PMPI_Comm_free(&dup);
   return rc;

@@ -82,7 +82,7 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, const pat_config *cfg,
   rc = PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &global, &found);
   ps->global_clock = rc == MPI_SUCCESS && found && *global;
   if (rc == MPI_SUCCESS && !ps->global_clock)
-    rc = pat_clock_sync(priv, clock_tag, 10, &ps->offset);
+    rc = pat_clock_sync(priv, clock_tag, 10, &ps->offset, NULL);
 out:
   if (rc != MPI_SUCCESS) {
     pat_state_free(ps);
@@ -227,6 +227,6 @@ int pat_state_depart(pat_state *ps, double bytes) {
   ps->last_bytes = bytes;
   if (!ps->global_clock && ps->cfg->clock_refresh > 0 &&
       ps->calls % ps->cfg->clock_refresh == 0)
-    rc = pat_clock_sync(ps->priv, ps->clock_tag, 10, &ps->offset);
+    rc = pat_clock_sync(ps->priv, ps->clock_tag, 10, &ps->offset, NULL);
   return rc;
 }

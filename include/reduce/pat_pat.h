@@ -65,8 +65,10 @@ int pat_model_write(FILE *out, const pat_model *model);
 /* Estimates, collectively over comm, each rank's clock offset to rank 0:
  * rank 0 ping-pongs with every rank `rounds` times and keeps the sample
  * with the least round-trip time (as SKaMPI and ReproMPI do).  Writes the
- * offset to add to this rank's clock (0 at rank 0).  MPI error code. */
-int pat_clock_estimate_offset(MPI_Comm comm, int rounds, double *offset);
+ * offset to add to this rank's clock (0 at rank 0) and, if bound is not
+ * NULL, the bound on its error: half that round trip.  MPI error code. */
+int pat_clock_estimate_offset(MPI_Comm comm, int rounds, double *offset,
+                              double *bound);
 
 /* This process's clock as the PAT layer reads it: PMPI_Wtime() plus the
  * debug skew below. */

@@ -24,6 +24,7 @@ struct pat_comm_state {
   pat_reduce_alg sched_alg;
   int sched_rank;
   struct pat_state *pat; /* PAT layer, created on first use */
+  int sched_used;        /* the last call ran sched */
 };
 
 static int pat_state_keyval = MPI_KEYVAL_INVALID;
@@ -152,7 +153,7 @@ int pat_comm_state_pat(pat_comm_state *st, struct pat_state **out) {
 int pat_comm_state_has_pat(const pat_comm_state *st) { return st->pat != NULL; }
 
 const pat_schedule *pat_comm_state_last_schedule(const pat_comm_state *st) {
-  return st ? st->sched : NULL;
+  return st && st->sched_used ? st->sched : NULL;
 }
 
 int pat_reduce_last_schedule(MPI_Comm comm, const pat_schedule **sched) {
@@ -173,6 +174,7 @@ unsigned long pat_comm_state_calls(const pat_comm_state *st) {
 void pat_comm_state_set_last(pat_comm_state *st, pat_reduce_alg alg) {
   st->last = alg;
   st->has_last = 1;
+  st->sched_used = 0;
 }
 
 int pat_comm_state_last(const pat_comm_state *st, pat_reduce_alg *alg) {
@@ -220,6 +222,7 @@ int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
   st->sched_alg = alg;
   st->sched_rank = rank;
 out:
+  st->sched_used = err == PAT_SUCCESS;
   *out = err == PAT_SUCCESS ? st->sched : NULL;
   return err;
 }

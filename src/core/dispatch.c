@@ -119,6 +119,11 @@ static int check_args(pat_call *c, pat_reduce_alg alg) {
   }
   if (c->in_place)
     c->sendbuf = c->recvbuf;
+  {
+    MPI_Aint lb, extent;
+    PMPI_Type_get_extent(c->datatype, &lb, &extent);
+    c->bytes = (double)c->count * (double)extent;
+  }
   rc = pat_type_is_contiguous(c->datatype, &c->contiguous);
 out:
   return rc;
@@ -159,20 +164,17 @@ typedef struct oracle {
 /* The PAT layer's part of a call: stamp the arrival, exchange, and give
  * the chosen algorithm its arrival times and round cost. */
 static int pat_arrive(pat_call *c, const oracle *orc) {
-  MPI_Aint lb, extent;
-  double stamp, bytes;
+  double stamp;
   int rc = pat_comm_state_pat(c->state, &c->pat);
   if (rc != MPI_SUCCESS)
     goto out;
   rc = pat_state_arrive(c->pat, &stamp);
   if (rc != MPI_SUCCESS)
     goto out;
-  PMPI_Type_get_extent(c->datatype, &lb, &extent);
-  bytes = (double)c->count * (double)extent;
-  c->arrivals = pat_state_predict(c->pat, bytes, &c->round_cost);
+  c->arrivals = pat_state_predict(c->pat, c->bytes, &c->round_cost);
   if (orc != NULL) {
     double d = orc->round_cost > 0 ? orc->round_cost
-                                   : pat_state_round_cost(c->pat, bytes);
+                                   : pat_state_round_cost(c->pat, c->bytes);
     c->arrivals = orc->arrivals;
     c->round_cost = d > 0 ? d : c->round_cost; /* unknown: scale-free */
   }
@@ -238,10 +240,7 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
   if (count > 0)
     rc = run_alg(&c, chosen);
   if (c.pat != NULL) {
-    MPI_Aint lb, extent;
-    int prc;
-    PMPI_Type_get_extent(datatype, &lb, &extent);
-    prc = pat_state_depart(c.pat, (double)count * (double)extent);
+    int prc = pat_state_depart(c.pat, c.bytes);
     rc = rc != MPI_SUCCESS ? rc : prc;
   }
 raise:

@@ -33,6 +33,7 @@ typedef struct pat_call {
   int commutative;        /* as MPI_Op_commutative says */
   int contiguous;         /* datatype has no gaps */
   int in_place;           /* the root passed MPI_IN_PLACE */
+  double bytes;           /* count * extent: the size of one message */
   int tag;                /* tag of this call on priv */
   pat_comm_state *state;  /* per-communicator state (schedule cache) */
   struct pat_state *pat;  /* PAT layer state, or NULL */
@@ -275,6 +276,7 @@ void pat_state_round_sample(pat_state *ps, double seconds);
 int pat_state_depart(pat_state *ps, double bytes);
 
 /* Ping-pong clock offset estimation on comm with tag (pat/clock.c). */
-int pat_clock_sync(MPI_Comm comm, int tag, int rounds, double *offset);
+int pat_clock_sync(MPI_Comm comm, int tag, int rounds, double *offset,
+                   double *bound);
 
 #endif /* PAT_INTERNAL_H */
