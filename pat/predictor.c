@@ -1,8 +1,10 @@
 /*
- * Predictors of the next call's arrival pattern, behind a small vtable.
- * Patterns are stored relative to their earliest rank.  Every rank feeds
- * the same exchanged data in the same order, so every rank predicts the
- * same bits.
+ * Predictors of the next call's arrival pattern, behind a small vtable:
+ * one row per predictor type with its name, whether it takes a window, and
+ * its observe / predict functions.  Adding a predictor is one row and two
+ * functions.  Patterns are stored relative to their earliest rank.  Every
+ * rank feeds the same exchanged data in the same order, so every rank
+ * predicts the same bits.
  *
  *   sma:W  simple moving average of the last W patterns (thesis 3.7)
  *   last   the last pattern
@@ -19,22 +21,52 @@
 
 typedef struct pat_predictor_type {
   const char *name;
-  int default_window;
+  int default_window; /* 0: takes no window */
+  /* stores a relative pattern; the ring has room for window patterns */
+  void (*observe)(pat_predictor *pred, const double *relative);
+  /* writes the prediction (before normalisation to a 0 minimum) */
+  void (*predict)(const pat_predictor *pred, double *out);
 } pat_predictor_type;
-
-static const pat_predictor_type pat_predictor_types[] = {
-    {"sma", 5},
-    {"last", 1},
-};
-enum { NTYPES = sizeof pat_predictor_types / sizeof pat_predictor_types[0] };
 
 struct pat_predictor {
   const pat_predictor_type *type;
   int nranks, window;
   long observed;
-  double *ring; /* window patterns of nranks, oldest overwritten */
+  double *ring;    /* window patterns of nranks, oldest overwritten */
+  double *scratch; /* nranks: the pattern being observed */
 };
 
+static double *slot(const pat_predictor *p, long k) {
+  return p->ring + (size_t)(k % p->window) * (size_t)p->nranks;
+}
+
+static void ring_observe(pat_predictor *p, const double *relative) {
+  memcpy(slot(p, p->observed), relative, (size_t)p->nranks * sizeof *relative);
+}
+
+static void sma_predict(const pat_predictor *p, double *out) {
+  long n = p->observed < p->window ? p->observed : p->window;
+  for (int r = 0; r < p->nranks; r++) {
+    double sum = 0;
+    /* oldest first, always in the same order: identical bits everywhere */
+    for (long k = p->observed - n; k < p->observed; k++)
+      sum += slot(p, k)[r];
+    out[r] = n > 0 ? sum / (double)n : 0.0;
+  }
+}
+
+static void last_predict(const pat_predictor *p, double *out) {
+  for (int r = 0; r < p->nranks; r++)
+    out[r] = p->observed > 0 ? slot(p, p->observed - 1)[r] : 0.0;
+}
+
+static const pat_predictor_type pat_predictor_types[] = {
+    {"sma", 5, ring_observe, sma_predict},
+    {"last", 0, ring_observe, last_predict},
+};
+enum { NTYPES = sizeof pat_predictor_types / sizeof pat_predictor_types[0] };
+
+/* "name" or "name:W" for a type that takes a window. */
 static int parse(const char *spec, const pat_predictor_type **type,
                  int *window) {
   const char *colon = strchr(spec, ':');
@@ -52,11 +84,12 @@ static int parse(const char *spec, const pat_predictor_type **type,
     char *end = NULL;
     long w =
         isdigit((unsigned char)colon[1]) ? strtol(colon + 1, &end, 10) : -1;
-    /* only the moving average has a window */
-    ok = w >= 1 && w <= 100000 && end != NULL && *end == '\0' &&
-         *type == &pat_predictor_types[0];
+    ok = (*type)->default_window > 0 && w >= 1 && w <= 100000 && end != NULL &&
+         *end == '\0';
     *window = (int)w;
   }
+  if (ok && *window == 0)
+    *window = 1; /* room for the last pattern */
   return ok;
 }
 
@@ -79,9 +112,15 @@ int pat_predictor_alloc(const char *spec, int nranks, pat_predictor **out,
     goto out;
   }
   p = calloc(1, sizeof *p);
-  if (p != NULL)
+  if (p != NULL) {
     p->ring = calloc((size_t)window * (size_t)nranks, sizeof *p->ring);
-  if (p == NULL || p->ring == NULL) {
+    p->scratch = calloc((size_t)nranks, sizeof *p->scratch);
+  }
+  if (p == NULL || p->ring == NULL || p->scratch == NULL) {
+    if (p != NULL) {
+      free(p->ring);
+      free(p->scratch);
+    }
     free(p);
     p = NULL;
     err = PAT_ERR_NO_MEMORY;
@@ -99,40 +138,40 @@ out:
 void pat_predictor_free(pat_predictor *pred) {
   if (pred != NULL) {
     free(pred->ring);
+    free(pred->scratch);
     free(pred);
   }
 }
 
 int pat_predictor_observe(pat_predictor *pred, const double *arrivals) {
-  double first = INFINITY, *slot;
-  if (pred == NULL || arrivals == NULL)
-    return PAT_ERR_INVALID_ARG;
+  double first = INFINITY;
+  int err = PAT_SUCCESS;
+  if (pred == NULL || arrivals == NULL) {
+    err = PAT_ERR_INVALID_ARG;
+    goto out;
+  }
   for (int r = 0; r < pred->nranks; r++) {
-    if (!isfinite(arrivals[r]))
-      return PAT_ERR_INVALID_ARG;
+    if (!isfinite(arrivals[r])) {
+      err = PAT_ERR_INVALID_ARG;
+      goto out;
+    }
     first = arrivals[r] < first ? arrivals[r] : first;
   }
-  slot = pred->ring + (size_t)(pred->observed % pred->window) * pred->nranks;
   for (int r = 0; r < pred->nranks; r++)
-    slot[r] = arrivals[r] - first;
+    pred->scratch[r] = arrivals[r] - first;
+  pred->type->observe(pred, pred->scratch);
   pred->observed++;
-  return PAT_SUCCESS;
+out:
+  return err;
 }
 
 int pat_predictor_predict(const pat_predictor *pred, double *out) {
-  long n;
   double first = INFINITY;
   if (pred == NULL || out == NULL)
     return PAT_ERR_INVALID_ARG;
-  n = pred->observed < pred->window ? pred->observed : pred->window;
-  for (int r = 0; r < pred->nranks; r++) {
-    double sum = 0;
-    /* oldest first, always in the same order: identical bits everywhere */
-    for (long k = pred->observed - n; k < pred->observed; k++)
-      sum += pred->ring[(size_t)(k % pred->window) * pred->nranks + r];
-    out[r] = n > 0 ? sum / (double)n : 0.0;
+  pred->type->predict(pred, out);
+  for (int r = 0; r < pred->nranks; r++)
     first = out[r] < first ? out[r] : first;
-  }
   for (int r = 0; r < pred->nranks; r++)
     out[r] -= first;
   return PAT_SUCCESS;
