@@ -65,8 +65,9 @@ int pat_reduce_clairvoyant(const void *sendbuf, void *recvbuf, int count,
 /* The clairvoyant reduction for arrival times the caller knows (the
  * "oracle"): arrivals[i] is when rank i arrives (nranks entries, seconds,
  * any common origin) and round_cost the cost of one receive + combine of
- * count elements (seconds; <= 0 uses the library's cost model).  Both must
- * be bitwise identical on every rank. */
+ * count elements (seconds; <= 0 uses the library's measured or configured
+ * cost, and fails with MPI_ERR_ARG while there is none).  Both must be
+ * bitwise identical on every rank. */
 int pat_reduce_clairvoyant_with(const void *sendbuf, void *recvbuf, int count,
                                 MPI_Datatype datatype, MPI_Op op, int root,
                                 MPI_Comm comm, const double *arrivals,

@@ -173,10 +173,11 @@ static int pat_arrive(pat_call *c, const oracle *orc) {
     goto out;
   c->arrivals = pat_state_predict(c->pat, c->bytes, &c->round_cost);
   if (orc != NULL) {
-    double d = orc->round_cost > 0 ? orc->round_cost
-                                   : pat_state_round_cost(c->pat, c->bytes);
+    /* NaN when the caller gave none and none is measured or configured */
+    c->round_cost = orc->round_cost > 0
+                        ? orc->round_cost
+                        : pat_state_round_cost(c->pat, c->bytes);
     c->arrivals = orc->arrivals;
-    c->round_cost = d > 0 ? d : c->round_cost; /* unknown: scale-free */
   }
 out:
   return rc;
@@ -212,6 +213,16 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
     if (rc != MPI_SUCCESS)
       goto raise;
   }
+  if (orc != NULL && !(c.round_cost > 0)) {
+    /* the same on every rank: the cost state comes from exchanged data */
+    pat_warn_once(ONCE_ALG, "round_cost=0 asks for the measured round cost, "
+                            "but none is measured or configured yet; pass "
+                            "one, set PAT_REDUCE_ROUND_COST or "
+                            "PAT_REDUCE_MODEL, or make clairvoyant calls "
+                            "first");
+    rc = MPI_ERR_ARG;
+    goto depart;
+  }
   props = (pat_call_props){.commutative = c.commutative,
                            .contiguous = c.contiguous,
                            .count = count,
@@ -239,6 +250,7 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
   pat_comm_state_set_last(c.state, chosen);
   if (count > 0)
     rc = run_alg(&c, chosen);
+depart:
   if (c.pat != NULL) {
     int prc = pat_state_depart(c.pat, c.bytes);
     rc = rc != MPI_SUCCESS ? rc : prc;

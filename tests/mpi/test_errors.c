@@ -10,6 +10,7 @@
  *   test_errors fatal  a bad root under MPI_ERRORS_ARE_FATAL aborts the job
  *                      (ctest expects this test to fail)
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,37 @@ static void test_args(void) {
     check(pat_reduce_using((pat_reduce_alg)a, NULL, NULL, 0, MPI_INT, MPI_SUM,
                            root, dup) == MPI_SUCCESS,
           "count 0 with NULL buffers");
+
+  /* the oracle: no arrival times, bad ones, or no round cost known yet */
+  {
+    double *arr = calloc((size_t)size, sizeof *arr);
+    int x = rank + 1, y = 0;
+    MPI_Comm fresh;
+    MPI_Comm_dup(MPI_COMM_WORLD, &fresh);
+    MPI_Comm_set_errhandler(fresh, MPI_ERRORS_RETURN);
+    check(error_class(pat_reduce_clairvoyant_with(&x, &y, 1, MPI_INT, MPI_SUM,
+                                                  0, fresh, NULL, 1e-5)) ==
+              MPI_ERR_ARG,
+          "oracle without arrival times");
+    arr[size - 1] = INFINITY;
+    check(error_class(pat_reduce_clairvoyant_with(
+              &x, &y, 1, MPI_INT, MPI_SUM, 0, fresh, arr, 1e-5)) == MPI_ERR_ARG,
+          "oracle with an infinite arrival time");
+    arr[size - 1] = 0;
+    check(error_class(pat_reduce_clairvoyant_with(
+              &x, &y, 1, MPI_INT, MPI_SUM, 0, fresh, arr, 0)) == MPI_ERR_ARG,
+          "oracle asking for a round cost before one is measured");
+    /* clairvoyant calls measure one (it reaches every rank L+1 calls later) */
+    for (int k = 0; k < 4; k++)
+      pat_reduce_clairvoyant(&x, &y, 1, MPI_INT, MPI_SUM, 0, fresh);
+    y = 0;
+    check(pat_reduce_clairvoyant_with(&x, &y, 1, MPI_INT, MPI_SUM, 0, fresh,
+                                      arr, 0) == MPI_SUCCESS &&
+              (rank != 0 || y == size * (size + 1) / 2),
+          "oracle with the measured round cost");
+    MPI_Comm_free(&fresh);
+    free(arr);
+  }
 
   valid_call_still_works(dup, "valid call after errors");
   valid_call_still_works(MPI_COMM_SELF, "valid call on self after errors");
