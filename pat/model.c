@@ -97,6 +97,13 @@ int pat_model_read(const char *path, pat_model *model, char *why,
       snprintf(why, whylen, "%s: no \"%s = ...\" line", path, keys[k]);
       err = PAT_ERR_BAD_ENV;
     }
+  if (err == PAT_SUCCESS && values[0] + values[1] + values[2] <= 0) {
+    snprintf(why, whylen,
+             "%s: alpha, beta and gamma are all 0; a round "
+             "must cost something",
+             path);
+    err = PAT_ERR_BAD_ENV;
+  }
   if (err == PAT_SUCCESS) {
     model->alpha = values[0];
     model->beta = values[1];

@@ -199,7 +199,7 @@ double pat_state_round_cost(const pat_state *ps, double bytes) {
   double d = NAN, dist = INFINITY;
   if (ps->cfg->round_cost > 0)
     return ps->cfg->round_cost;
-  if (ps->cfg->has_model)
+  if (ps->cfg->has_model && pat_model_round_cost(&ps->cfg->model, bytes) > 0)
     return pat_model_round_cost(&ps->cfg->model, bytes);
   for (int i = 0; i < ps->nsizes; i++)
     if (fabs(ps->sizes[i] - bytes) < dist) {

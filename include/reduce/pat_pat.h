@@ -53,8 +53,8 @@ double pat_model_round_cost(const pat_model *model, double bytes);
 
 /* Model files are text: "alpha = <s>", "beta = <s/B>", "gamma = <s/B>"
  * lines, "#" comments, blank lines; all three keys exactly once, values
- * finite and >= 0.  Returns a pat_reduce_error (PAT_ERR_BAD_ENV with the
- * file, line number and reason in why for a bad file). */
+ * finite and >= 0, not all 0.  Returns a pat_reduce_error (PAT_ERR_BAD_ENV with
+ * the file, line number and reason in why for a bad file). */
 int pat_model_read(const char *path, pat_model *model, char *why,
                    size_t whylen);
 int pat_model_write(FILE *out, const pat_model *model);

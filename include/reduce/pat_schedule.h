@@ -129,7 +129,11 @@ int pat_schedule_dump(const pat_schedule *sched, FILE *out);
 
 /* Runs this rank's program of sched on comm (which must have nranks
  * processes) over a private communicator.  Same buffer contract as
- * MPI_Reduce; returns an MPI error code. */
+ * MPI_Reduce; returns an MPI error code.  Collective: every rank calls it
+ * with its program of the same schedule.  This rank's program is checked
+ * (slots, peers, element ranges: MPI_ERR_ARG); that sends and receives
+ * pair up across ranks is not, so run pat_schedule_validate on the whole
+ * schedule first: a schedule that fails it may deadlock. */
 int pat_schedule_execute(const pat_schedule *sched, const void *sendbuf,
                          void *recvbuf, MPI_Datatype datatype, MPI_Op op,
                          MPI_Comm comm);

@@ -58,7 +58,9 @@ static int finalize_hook(MPI_Comm comm, int keyval, void *value, void *extra) {
       PMPI_Comm_delete_attr(MPI_COMM_WORLD, pat_state_keyval);
     PMPI_Comm_free_keyval(&pat_state_keyval);
   }
-  pat_finalize_keyval = MPI_KEYVAL_INVALID;
+  /* freeing a keyval only marks it; MPI drops it with this attribute */
+  if (pat_finalize_keyval != MPI_KEYVAL_INVALID)
+    PMPI_Comm_free_keyval(&pat_finalize_keyval);
   return MPI_SUCCESS;
 }
 

@@ -32,9 +32,11 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
     [PAT_ENV_EXCHANGE_LAG] = {"PAT_REDUCE_EXCHANGE_LAG", "1",
                               "an exchange started in call k is completed "
                               "and used in call k + L (1 <= L <= 64)"},
-    [PAT_ENV_CLOCK_REFRESH] = {"PAT_REDUCE_CLOCK_REFRESH", "1000",
+    [PAT_ENV_CLOCK_REFRESH] = {"PAT_REDUCE_CLOCK_REFRESH", "0",
                                "re-estimate the clock offsets to rank 0 "
-                               "every N calls (0: only at first use); "
+                               "every N calls (0: only at first use); a "
+                               "refresh is a blocking ping-pong of every "
+                               "rank with rank 0 at the end of a call; "
                                "unused when MPI_WTIME_IS_GLOBAL is set"},
     [PAT_ENV_MODEL] = {"PAT_REDUCE_MODEL", "",
                        "round-cost model file (alpha, beta, gamma) for the "
@@ -92,8 +94,16 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
     goto out;
   cfg->verbose = (int)x;
   if (pat_predictor_alloc(predictor, 1, &probe, cfg->why, sizeof cfg->why) !=
-          PAT_SUCCESS ||
-      strlen(predictor) >= sizeof cfg->predictor) {
+      PAT_SUCCESS) {
+    cfg->error = PAT_ERR_BAD_ENV;
+    goto out;
+  }
+  if (strlen(predictor) >= sizeof cfg->predictor) {
+    snprintf(cfg->why, sizeof cfg->why,
+             "%s=%.40s... is longer than %zu "
+             "characters",
+             pat_env_table[PAT_ENV_PREDICTOR].name, predictor,
+             sizeof cfg->predictor - 1);
     cfg->error = PAT_ERR_BAD_ENV;
     goto out;
   }

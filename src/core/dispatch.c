@@ -119,11 +119,9 @@ static int check_args(pat_call *c, pat_reduce_alg alg) {
   }
   if (c->in_place)
     c->sendbuf = c->recvbuf;
-  {
-    MPI_Aint lb, extent;
-    PMPI_Type_get_extent(c->datatype, &lb, &extent);
-    c->bytes = (double)c->count * (double)extent;
-  }
+  /* by type size, not extent: the same on every rank for matching type
+   * signatures, so the round cost derived from it is too */
+  c->bytes = (double)c->count * (double)size;
   rc = pat_type_is_contiguous(c->datatype, &c->contiguous);
 out:
   return rc;
@@ -341,11 +339,15 @@ int pat_schedule_execute(const pat_schedule *sched, const void *sendbuf,
   rc = check_args(&c, PAT_REDUCE_ALG_BINOMIAL);
   if (rc != MPI_SUCCESS)
     goto out;
+  /* in-place use matters at the root only: other ranks pass buffers */
   if (p->nranks != c.nranks || !pat_schedule_has_rank(sched, c.rank) ||
-      p->in_place != c.in_place || (p->commutative && !c.commutative)) {
+      (c.rank == c.root && p->in_place != c.in_place) ||
+      (p->commutative && !c.commutative) ||
+      pat_schedule_check_program(sched, c.rank) != PAT_SUCCESS) {
     rc = arg_error(comm, MPI_ERR_ARG, ONCE_ALG,
                    "the schedule was built for another communicator size, "
-                   "rank, in-place use or op commutativity");
+                   "rank, in-place use at the root or op commutativity, or "
+                   "this rank's program names a bad slot, peer or range");
     goto out;
   }
   rc = pat_comm_state_get(comm, &c.state);

@@ -33,7 +33,7 @@ typedef struct pat_call {
   int commutative;        /* as MPI_Op_commutative says */
   int contiguous;         /* datatype has no gaps */
   int in_place;           /* the root passed MPI_IN_PLACE */
-  double bytes;           /* count * extent: the size of one message */
+  double bytes;           /* count * type size: the size of one message */
   int tag;                /* tag of this call on priv */
   pat_comm_state *state;  /* per-communicator state (schedule cache) */
   struct pat_state *pat;  /* PAT layer state, or NULL */
@@ -92,6 +92,12 @@ int pat_alg_select(const pat_alg_row *table, int nrows, pat_reduce_alg wanted,
 
 /* Writes "binomial, native, ..." into buf. */
 void pat_alg_names(char *buf, size_t len);
+
+/* Checks rank's program alone: kinds, rounds in order, peers, slots that
+ * exist for the rank, element ranges inside [0, count).  (Whether sends
+ * and receives pair up needs every rank's program: pat_schedule_validate.)
+ * Returns PAT_SUCCESS or PAT_ERR_INVALID_SCHEDULE. */
+int pat_schedule_check_program(const pat_schedule *sched, int rank);
 
 /* Builders record what they predicted (pat_schedule_predicted_time) and
  * the hash of the tree they built (pat_schedule_hash). */

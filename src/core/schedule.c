@@ -329,6 +329,20 @@ static int check_op(vctx *c, int rank, int i, const pat_sched_op *op,
   return err;
 }
 
+int pat_schedule_check_program(const pat_schedule *sched, int rank) {
+  vctx c = {0};
+  int err = PAT_SUCCESS, prev = 0;
+  if (!pat_schedule_has_rank(sched, rank))
+    return PAT_ERR_INVALID_SCHEDULE;
+  c.s = sched;
+  c.nslots = PAT_SLOT_TMP0 + PAT_SCHED_MAX_TMP;
+  for (int i = 0; i < sched->progs[rank].nops && err == PAT_SUCCESS; i++) {
+    err = check_op(&c, rank, i, &sched->progs[rank].ops[i], prev);
+    prev = sched->progs[rank].ops[i].round;
+  }
+  return err;
+}
+
 typedef struct msg {
   int round, from, to, seq; /* seq: position in the program */
   int offset, count, slot;

@@ -1,17 +1,20 @@
 /*
  * The PAT layer and the clairvoyant algorithm under real MPI.
  *
- *   test_patlayer clock   every rank skews its clock by a known amount (a debug
- *                    hook); the ping-pong estimator must recover each
- *                    rank's offset to rank 0 within half the least
- *                    round trip
- *   test_patlayer hash    500 back-to-back clairvoyant calls, no barrier,
- * random real sleeps with a persistently late rank: every rank must build the
- * same schedule in every call (the hash of the tree is compared with an
- * allreduce) and every result must be right test_patlayer wrong   predictions
- * that are badly wrong (the late rank moves every call; the oracle is told the
- * opposite of the truth) still give right results, for commutative and
- *                    non-commutative ops
+ * test_patlayer clock: every rank skews its clock by a known amount (a
+ *   debug hook); the ping-pong estimator must recover it within half the
+ *   least round trip.
+ * test_patlayer hash: 500 back-to-back clairvoyant calls, no barrier,
+ *   random real sleeps with a persistently late rank: every rank must build
+ *   the same schedule in every call (the hash of the tree is compared with
+ *   an allreduce) and every result must be right.
+ * test_patlayer execute: schedules built through the advanced API
+ *   (pat_schedule_build with explicit arrival times, validated, run with
+ *   pat_schedule_execute), in place at the root or not; a program with an
+ *   element range outside the buffer is refused, not run.
+ * test_patlayer wrong: predictions that are badly wrong (the late rank
+ *   moves every call; the oracle is told the opposite of the truth) still
+ *   give right results, for commutative and non-commutative ops.
  */
 #include <math.h>
 #include <stdio.h>
@@ -67,8 +70,8 @@ static void test_clock(void) {
             rank, skew, natural, offset, b0, b1);
   check(fabs(err) <= b0 + b1 + 1e-6,
         "skew not recovered within the round-trip bounds (%d)", 0);
-  check(b0 >= 0 && b1 >= 0 && b0 + b1 < 0.05,
-        "round-trip bounds >= 50 ms (%d)", 0);
+  check(b0 >= 0 && b1 >= 0 && b0 + b1 < 0.05, "round-trip bounds >= 50 ms (%d)",
+        0);
   pat_clock_debug_skew(0);
 }
 
@@ -168,6 +171,59 @@ static void test_wrong(void) {
   free(lie);
 }
 
+static void test_execute(void) {
+  double *a = malloc((size_t)size * sizeof *a);
+  char why[256];
+  for (int i = 0; i < size; i++)
+    a[i] = (i * 37 % 11) * 1e-6;
+  for (int alg = 0; alg < 2; alg++) {
+    for (int in_place = 0; in_place <= 1; in_place++) {
+      int root = (size - 1) / (1 + in_place);
+      pat_sched_params p = {.nranks = size,
+                            .root = root,
+                            .count = 5,
+                            .commutative = alg,
+                            .in_place = in_place,
+                            .arrivals = a,
+                            .round_cost = 1e-6};
+      pat_schedule *s = NULL;
+      long in[5], out[5];
+      pat_reduce_alg id =
+          alg ? PAT_REDUCE_ALG_CLAIRVOYANT : PAT_REDUCE_ALG_BINOMIAL;
+      check(pat_schedule_build(id, &p, -1, &s) == PAT_SUCCESS,
+            "build failed (%d)", alg);
+      check(pat_schedule_validate(s, why, sizeof why) == PAT_SUCCESS,
+            "schedule invalid (%d)", alg);
+      for (int i = 0; i < 5; i++)
+        in[i] = out[i] = rank * 10 + i;
+      check(pat_schedule_execute(
+                s, in_place && rank == root ? MPI_IN_PLACE : in, out, MPI_LONG,
+                MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS,
+            "execute failed (%d)", alg);
+      if (rank == root)
+        for (int i = 0; i < 5; i++)
+          check(out[i] == 10L * size * (size - 1) / 2 + (long)size * i,
+                "executed schedule gave a wrong sum (%d)", i);
+      pat_schedule_free(s);
+    }
+  }
+  /* one rank: a copy past the end of the buffer must not run */
+  {
+    pat_sched_params p = {.nranks = 1, .root = 0, .count = 1, .commutative = 1};
+    pat_sched_op bad = {PAT_SCHED_COPY, 0, -1, PAT_SLOT_SEND,
+                        PAT_SLOT_TMP0,  0, 64};
+    pat_schedule *s = NULL;
+    long in = 1, out = 0;
+    pat_schedule_alloc(&p, &s);
+    pat_schedule_add(s, 0, &bad);
+    check(pat_schedule_execute(s, &in, &out, MPI_LONG, MPI_SUM,
+                               MPI_COMM_SELF) == MPI_ERR_ARG,
+          "an out-of-range program ran (%d)", 0);
+    pat_schedule_free(s);
+  }
+  free(a);
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "hash";
   int total[2];
@@ -175,8 +231,11 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   if (strcmp(mode, "clock") == 0)
     test_clock();
+  else if (strcmp(mode, "execute") == 0)
+    test_execute();
   else if (strcmp(mode, "wrong") == 0)
     test_wrong();
   else

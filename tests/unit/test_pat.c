@@ -166,6 +166,7 @@ static void bad_model_files_name_the_line(void **state) {
        ":2: beta = \"-2\" is not a finite"},
       {"alpha = nan\n", ":1: alpha = \"nan\" is not a finite"},
       {"alpha = 1us\n", ":1: alpha = \"1us\""},
+      {"alpha = 0\nbeta = 0\ngamma = 0\n", "are all 0"},
   };
   pat_model m;
   char why[256];
