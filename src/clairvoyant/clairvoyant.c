@@ -48,9 +48,8 @@ typedef struct merge {
 
 typedef struct heap_item {
   double t;
-  int key;  /* tie-break, lower first */
-  int a, b; /* payload */
-  unsigned va, vb;
+  int key; /* tie-break, lower first */
+  int a;   /* the rank whose partial this is */
 } heap_item;
 
 typedef struct heap {
@@ -131,31 +130,82 @@ static double greedy(const pat_sched_params *p, heap *h, int *last_round,
   return done;
 }
 
+/* An indexed min-heap of the candidate merges of neighbouring intervals,
+ * one per interval that has a right neighbour, named by the interval's
+ * lowest rank and keyed by (completion time, lowest rank): a merge updates
+ * two keys in place instead of leaving stale entries behind. */
+typedef struct cand_heap {
+  int *h;          /* heap of interval ids */
+  int *pos;        /* pos[id]: index in h, or -1 */
+  const double *t; /* t[id]: completion time of the merge with the right */
+  int n;
+} cand_heap;
+
+static int cand_before(const cand_heap *c, int a, int b) {
+  return c->t[a] < c->t[b] || (c->t[a] == c->t[b] && a < b);
+}
+
+static void cand_place(cand_heap *c, int i, int id) {
+  c->h[i] = id;
+  c->pos[id] = i;
+}
+
+static void cand_sift(cand_heap *c, int i) {
+  int id = c->h[i];
+  while (i > 0 && cand_before(c, id, c->h[(i - 1) / 2])) {
+    cand_place(c, i, c->h[(i - 1) / 2]);
+    i = (i - 1) / 2;
+  }
+  for (;;) {
+    int k = 2 * i + 1;
+    if (k >= c->n)
+      break;
+    if (k + 1 < c->n && cand_before(c, c->h[k + 1], c->h[k]))
+      k++;
+    if (!cand_before(c, c->h[k], id))
+      break;
+    cand_place(c, i, c->h[k]);
+    i = k;
+  }
+  cand_place(c, i, id);
+}
+
+static void cand_remove(cand_heap *c, int id) {
+  int i = c->pos[id];
+  if (i < 0)
+    return;
+  c->pos[id] = -1;
+  if (i == --c->n)
+    return;
+  cand_place(c, i, c->h[c->n]);
+  cand_sift(c, i);
+}
+
 /* Non-commutative: merges of adjacent intervals.  Interval i is stored at
- * its lowest rank lo: hi[lo], holder[lo], ready[lo], version[lo]. */
-static double in_order(const pat_sched_params *p, heap *h, int *last_round,
-                       merge *m, int *hi, int *prev, int *holder, double *ready,
-                       unsigned *version) {
+ * its lowest rank lo: hi[lo], holder[lo], ready[lo], and ct[lo], the time
+ * its merge with the interval on its right would complete. */
+static double in_order(const pat_sched_params *p, int *last_round, merge *m,
+                       int *ints, double *ready, double *ct) {
   int P = p->nranks, nm = 0;
+  int *hi = ints, *prev = ints + P, *holder = ints + 2 * P;
+  cand_heap c = {.h = ints + 3 * P, .pos = ints + 4 * P, .t = ct, .n = 0};
   double d = p->round_cost, done = p->arrivals[p->root];
   for (int r = 0; r < P; r++) {
     hi[r] = r;
     prev[r] = r - 1;
     holder[r] = r;
     ready[r] = p->arrivals[r];
-    version[r] = 0;
     last_round[r] = -1;
+    c.pos[r] = -1;
   }
-  for (int r = 0; r + 1 < P; r++)
-    heap_push(h, (heap_item){.t = later(ready[r], ready[r + 1]) + d,
-                             .key = r,
-                             .a = r,
-                             .b = r + 1});
+  for (int r = 0; r + 1 < P; r++) {
+    ct[r] = later(ready[r], ready[r + 1]) + d;
+    cand_place(&c, c.n++, r);
+    cand_sift(&c, c.n - 1);
+  }
   while (nm < P - 1) {
-    heap_item x = heap_pop(h);
-    int L = x.a, R = x.b, recv, send, round;
-    if (x.va != version[L] || x.vb != version[R])
-      continue; /* one side has merged since: stale */
+    int L = c.h[0], R = hi[L] + 1, recv, send, round;
+    double t = ct[L];
     /* the earlier-ready holder receives; the root always does */
     recv = ready[L] <= ready[R] ? holder[L] : holder[R];
     if (holder[L] == p->root || holder[R] == p->root)
@@ -168,31 +218,22 @@ static double in_order(const pat_sched_params *p, heap *h, int *last_round,
     m[nm++] =
         (merge){send, recv, round,
                 recv == holder[L] ? PAT_TREE_RECV_AFTER : PAT_TREE_RECV_BEFORE};
-    done = x.t;
-    /* L absorbs R */
+    done = t;
+    /* L absorbs R: R's candidate goes, L's and its left neighbour's change */
+    cand_remove(&c, R);
     holder[L] = recv;
-    ready[L] = x.t;
-    version[L]++;
-    version[R]++;
+    ready[L] = t;
     hi[L] = hi[R];
     if (hi[L] + 1 < P) {
-      int next = hi[L] + 1;
-      prev[next] = L;
-      heap_push(h, (heap_item){.t = later(ready[L], ready[next]) + d,
-                               .key = L,
-                               .a = L,
-                               .b = next,
-                               .va = version[L],
-                               .vb = version[next]});
+      prev[hi[L] + 1] = L;
+      ct[L] = later(ready[L], ready[hi[L] + 1]) + d;
+      cand_sift(&c, c.pos[L]);
+    } else {
+      cand_remove(&c, L);
     }
     if (prev[L] >= 0) {
-      int left = prev[L];
-      heap_push(h, (heap_item){.t = later(ready[left], ready[L]) + d,
-                               .key = left,
-                               .a = left,
-                               .b = L,
-                               .va = version[left],
-                               .vb = version[L]});
+      ct[prev[L]] = later(ready[prev[L]], ready[L]) + d;
+      cand_sift(&c, c.pos[prev[L]]);
     }
   }
   return done;
@@ -253,7 +294,7 @@ int pat_clairvoyant_build(const pat_sched_params *p, int rank,
   merge *m = NULL;
   int *ints = NULL;
   double *ready = NULL, done;
-  unsigned *version = NULL;
+  double *ct = NULL;
   unsigned long long hash = 0x5eedull;
 
   if (p->arrivals == NULL || !(p->round_cost > 0) || !isfinite(p->round_cost)) {
@@ -265,18 +306,17 @@ int pat_clairvoyant_build(const pat_sched_params *p, int rank,
       err = PAT_ERR_INVALID_ARG;
       goto out;
     }
-  h.it = malloc((size_t)(3 * P + 1) * sizeof *h.it);
+  h.it = malloc((size_t)(P + 1) * sizeof *h.it);
   m = malloc((size_t)P * sizeof *m);
-  ints = malloc((size_t)(4 * P) * sizeof *ints);
+  ints = malloc((size_t)(6 * P) * sizeof *ints);
   ready = malloc((size_t)P * sizeof *ready);
-  version = malloc((size_t)P * sizeof *version);
-  if (!h.it || !m || !ints || !ready || !version) {
+  ct = malloc((size_t)P * sizeof *ct);
+  if (!h.it || !m || !ints || !ready || !ct) {
     err = PAT_ERR_NO_MEMORY;
     goto out;
   }
   done = p->commutative ? greedy(p, &h, ints, m)
-                        : in_order(p, &h, ints, m, ints + P, ints + 2 * P,
-                                   ints + 3 * P, ready, version);
+                        : in_order(p, ints, m, ints + P, ready, ct);
   for (int i = 0; i < P - 1; i++)
     hash = hash_mix(hash, (unsigned long long)m[i].sender << 42 ^
                               (unsigned long long)m[i].receiver << 21 ^
@@ -289,6 +329,6 @@ out:
   free(m);
   free(ints);
   free(ready);
-  free(version);
+  free(ct);
   return err;
 }
