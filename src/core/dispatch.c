@@ -159,25 +159,20 @@ typedef struct oracle {
   double round_cost; /* <= 0: the library's cost model */
 } oracle;
 
-/* The PAT layer's part of a call: stamp the arrival, exchange, and give
- * the chosen algorithm its arrival times and round cost. */
+/* The PAT layer's part of every call: stamp the arrival and exchange.
+ * For the oracle, also its arrival times and round cost (NaN when the
+ * caller gave none and none is measured or configured). */
 static int pat_arrive(pat_call *c, const oracle *orc) {
   double stamp;
   int rc = pat_comm_state_pat(c->state, &c->pat);
-  if (rc != MPI_SUCCESS)
-    goto out;
-  rc = pat_state_arrive(c->pat, &stamp);
-  if (rc != MPI_SUCCESS)
-    goto out;
-  c->arrivals = pat_state_predict(c->pat, c->bytes, &c->round_cost);
-  if (orc != NULL) {
-    /* NaN when the caller gave none and none is measured or configured */
+  if (rc == MPI_SUCCESS)
+    rc = pat_state_arrive(c->pat, &stamp);
+  if (rc == MPI_SUCCESS && orc != NULL) {
+    c->arrivals = orc->arrivals;
     c->round_cost = orc->round_cost > 0
                         ? orc->round_cost
                         : pat_state_round_cost(c->pat, c->bytes);
-    c->arrivals = orc->arrivals;
   }
-out:
   return rc;
 }
 
@@ -246,8 +241,12 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
             c.rank, pat_comm_state_calls(c.state), count, root,
             pat_alg_table[chosen].name);
   pat_comm_state_set_last(c.state, chosen);
-  if (count > 0)
+  if (count > 0) {
+    /* predict only for an algorithm that uses arrival times */
+    if (orc == NULL && (pat_alg_table[chosen].needs & PAT_NEEDS_PATS))
+      c.arrivals = pat_state_predict(c.pat, c.bytes, &c.round_cost);
     rc = run_alg(&c, chosen);
+  }
 depart:
   if (c.pat != NULL) {
     int prc = pat_state_depart(c.pat, c.bytes);
