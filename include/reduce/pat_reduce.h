@@ -18,10 +18,11 @@ extern "C" {
 
 /* Algorithm ids, in the order of the algorithm table (src/core/algtable.c). */
 typedef enum pat_reduce_alg {
-  PAT_REDUCE_ALG_BINOMIAL = 0, /* binomial tree, the default */
-  PAT_REDUCE_ALG_NATIVE,       /* the MPI library's own PMPI_Reduce */
-  PAT_REDUCE_ALG_CLAIRVOYANT,  /* greedy tree for predicted arrival times */
-  PAT_REDUCE_ALG_COUNT         /* sentinel: number of algorithms */
+  PAT_REDUCE_ALG_BINOMIAL = 0,  /* binomial tree, the default */
+  PAT_REDUCE_ALG_NATIVE,        /* the MPI library's own PMPI_Reduce */
+  PAT_REDUCE_ALG_CLAIRVOYANT,   /* greedy tree for predicted arrival times */
+  PAT_REDUCE_ALG_LOCALREDIRECT, /* dynamic handshake/redirect protocol */
+  PAT_REDUCE_ALG_COUNT          /* sentinel: number of algorithms */
 } pat_reduce_alg;
 
 /* Library-level errors (never MPI error codes). */
@@ -61,6 +62,9 @@ int pat_reduce_native(const void *sendbuf, void *recvbuf, int count,
 int pat_reduce_clairvoyant(const void *sendbuf, void *recvbuf, int count,
                            MPI_Datatype datatype, MPI_Op op, int root,
                            MPI_Comm comm);
+int pat_reduce_localredirect(const void *sendbuf, void *recvbuf, int count,
+                             MPI_Datatype datatype, MPI_Op op, int root,
+                             MPI_Comm comm);
 
 /* The clairvoyant reduction for arrival times the caller knows (the
  * "oracle"): arrivals[i] is when rank i arrives (nranks entries, seconds,

@@ -36,6 +36,15 @@ const pat_alg_row pat_alg_table[PAT_REDUCE_ALG_COUNT] = {
      .needs = PAT_NEEDS_PATS,
      .min_count = 0,
      .fallback = PAT_REDUCE_ALG_BINOMIAL},
+    {.id = PAT_REDUCE_ALG_LOCALREDIRECT,
+     .name = "localredirect",
+     .description = "dynamic handshake/redirect protocol along a line: "
+                    "absorbs imbalance without prediction (thesis Alg. 9)",
+     .build = NULL,
+     .run = pat_localredirect_run,
+     .needs = 0,
+     .min_count = 0,
+     .fallback = PAT_REDUCE_ALG_LOCALREDIRECT},
 };
 
 _Static_assert(sizeof pat_alg_table / sizeof pat_alg_table[0] ==

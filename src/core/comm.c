@@ -137,9 +137,12 @@ out:
 
 MPI_Comm pat_comm_state_priv(const pat_comm_state *st) { return st->priv; }
 
-/* Tags 0 .. tag_ub - 1 number the calls; tag_ub is the clock's. */
+/* Call k owns tags t .. t + PAT_TAGS_PER_CALL - 1 with
+ * t = (k mod (tag_ub / PAT_TAGS_PER_CALL)) * PAT_TAGS_PER_CALL, all below
+ * tag_ub, which is the clock's. */
 int pat_comm_state_next_tag(pat_comm_state *st) {
-  int tag = (int)(st->calls % (unsigned long)st->tag_ub);
+  unsigned long slots = (unsigned long)st->tag_ub / PAT_TAGS_PER_CALL;
+  int tag = (int)(st->calls % slots) * PAT_TAGS_PER_CALL;
   st->calls++;
   return tag;
 }

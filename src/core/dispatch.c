@@ -319,6 +319,13 @@ int pat_reduce_native(const void *sendbuf, void *recvbuf, int count,
                           datatype, op, root, comm);
 }
 
+int pat_reduce_localredirect(const void *sendbuf, void *recvbuf, int count,
+                             MPI_Datatype datatype, MPI_Op op, int root,
+                             MPI_Comm comm) {
+  return pat_reduce_using(PAT_REDUCE_ALG_LOCALREDIRECT, sendbuf, recvbuf, count,
+                          datatype, op, root, comm);
+}
+
 int pat_schedule_execute(const pat_schedule *sched, const void *sendbuf,
                          void *recvbuf, MPI_Datatype datatype, MPI_Op op,
                          MPI_Comm comm) {

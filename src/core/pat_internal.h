@@ -27,14 +27,14 @@ typedef struct pat_call {
   MPI_Datatype datatype;
   MPI_Op op;
   int root;
-  MPI_Comm comm;          /* the user's communicator */
-  MPI_Comm priv;          /* its private duplicate: all traffic goes here */
-  int rank, nranks;       /* in comm */
-  int commutative;        /* as MPI_Op_commutative says */
-  int contiguous;         /* datatype has no gaps */
-  int in_place;           /* the root passed MPI_IN_PLACE */
-  double bytes;           /* count * type size: the size of one message */
-  int tag;                /* tag of this call on priv */
+  MPI_Comm comm;    /* the user's communicator */
+  MPI_Comm priv;    /* its private duplicate: all traffic goes here */
+  int rank, nranks; /* in comm */
+  int commutative;  /* as MPI_Op_commutative says */
+  int contiguous;   /* datatype has no gaps */
+  int in_place;     /* the root passed MPI_IN_PLACE */
+  double bytes;     /* count * type size: the size of one message */
+  int tag; /* first of the PAT_TAGS_PER_CALL tags of this call on priv */
   pat_comm_state *state;  /* per-communicator state (schedule cache) */
   struct pat_state *pat;  /* PAT layer state, or NULL */
   const double *arrivals; /* clairvoyant inputs (predicted or oracle) */
@@ -131,6 +131,7 @@ int pat_binomial_build(const pat_sched_params *params, int rank,
 int pat_native_run(const pat_call *call);
 int pat_clairvoyant_build(const pat_sched_params *params, int rank,
                           pat_schedule *sched);
+int pat_localredirect_run(const pat_call *call);
 
 /* ---- configuration (environment, read once) --------------------------- */
 
@@ -196,7 +197,11 @@ pat_comm_state *pat_comm_state_find(MPI_Comm comm);
 
 MPI_Comm pat_comm_state_priv(const pat_comm_state *st);
 
-/* The tag of the next call; advances the call sequence number. */
+/* Tags a call may use on the private communicator (localredirect needs a
+ * control and a data tag). */
+#define PAT_TAGS_PER_CALL 2
+
+/* The first tag of the next call; advances the call sequence number. */
 int pat_comm_state_next_tag(pat_comm_state *st);
 
 void pat_comm_state_set_last(pat_comm_state *st, pat_reduce_alg alg);

@@ -1,0 +1,479 @@
+/*
+ * localredirect: a reduction that absorbs arrival imbalance with local
+ * information only (after Marendic's Local Redirect, thesis ch. 5): no
+ * prediction, no global schedule; every process talks to its current two
+ * neighbours and hands its data to whichever is ready.
+ *
+ * Idea.  The P processes stand in a line, positions 0..P-1.  Every position
+ * starts holding the one-element interval [pos, pos]; data only ever flows
+ * rightwards: the holder of [a, b] sends its partial to the holder of the
+ * interval that starts at b + 1, which combines "left (op) right" and now
+ * holds a longer interval.  So a holder is always the right end of its
+ * interval, its left neighbour is fixed (position lo - 1), and position
+ * P - 1 ends with the result.  Only neighbouring intervals ever merge, so
+ * the result is in position order.
+ *
+ * Protocol.  A process talks to its left neighbour and to its target (the
+ * holder it will send to, first pos + 1) in "conversations", one per
+ * (left, target) pair, in control messages of two ints on one tag (so the
+ * messages of a conversation arrive in the order sent) and data on another:
+ *   left -> target  DONE(ready)  "I have arrived"; ready = 0 promises a
+ *                                 DONE(1) once I am ready to send
+ *                   MSG_LEFT(lo)  "my data follows; your new left is lo-1"
+ *                   SEND          the partial (data tag)
+ *   target -> left  ACK           "I am here and still hold my interval"
+ *                   OK            "send now" (a receive is posted)
+ *                   REDIRECT(t)   "I gave my data to t: talk to t"
+ * The target answers the first DONE at once with ACK, OK or REDIRECT, and
+ * after an ACK sends exactly one more of OK or REDIRECT.  A process that
+ * has sent its data ("gone") still answers its left neighbour: it waits for
+ * that neighbour's DONEs and redirects it.  So every message has a known
+ * receiver that waits for it, and every process knows, from what it has
+ * sent and received, how many messages are still coming: no wildcard
+ * receive, nothing left in a queue when a call returns.
+ *
+ * Policy (when to take the left's data, when to send right).  Balanced,
+ * the merges follow the in-order binomial tree rooted at P - 1: a position
+ * q = P-1-pos from the right plans to gather 2^tz(q) positions before
+ * sending (tz = trailing zero bits), just as binomial would.  Imbalanced:
+ *  - a holder is "ready" to send when its plan is done, or when its target
+ *    has answered and its left neighbour has not even arrived (it skips a
+ *    late left, which is redirected later: the late process costs two
+ *    rounds after it arrives instead of its whole subtree);
+ *  - a holder takes its left's data (OK) while it is not ready, or when the
+ *    left is ready and the holder's own target has not called for data yet
+ *    (it absorbs the left while waiting for a late right);
+ *  - a ready holder sends as soon as its target says OK, unless it is in
+ *    the middle of a receive.
+ * Position P - 1 takes every left.  Messages to a process that has left
+ * are answered with REDIRECT, never lost.
+ *
+ * Cost.  Balanced: the binomial tree's ceil(log2 P) (alpha + m beta +
+ * m gamma) plus control messages mostly off the critical path (DONE/OK are
+ * exchanged on arrival while the partials are still being gathered).
+ * One late process arriving at delta: about delta + 2 (alpha + m beta +
+ * m gamma) plus a few redirect hops (2 alpha each), against
+ * delta + (rounds above it) (alpha + m beta + m gamma) for binomial.
+ * Per call a process receives at most three control messages per
+ * conversation (two DONEs, MSG_LEFT; or ACK and OK/REDIRECT), and unexpected
+ * ones from at most its left, its target and one left redirected ahead of
+ * its data: the unexpected-message queue stays short (thesis 5.4.2).
+ *
+ * Root and non-commutative ops.  Commutative: the line is rotated so that
+ * the root is position P - 1 (position = rank - root - 1 mod P).
+ * Non-commutative: position = rank, and rank P - 1 forwards the result to
+ * the root if that is another rank.  Correctness of the protocol (no
+ * deadlock, every contribution exactly once, in order, no message left
+ * over) is model-checked with SPIN: tests/spin/localredirect.pml.
+ *
+ * Tunables: none.
+ */
+#include <stdlib.h>
+
+#include "core/pat_internal.h"
+
+/* Control message kinds (the data message, SEND, has a tag of its own). */
+enum { LR_DONE = 1, LR_OK, LR_ACK, LR_REDIRECT, LR_MSG_LEFT };
+
+/* Requests the event loop waits on. */
+enum { RQ_LEFT, RQ_TARGET, RQ_DATA, RQ_RESULT, RQ_COUNT };
+
+typedef struct lr_out {
+  MPI_Request req;
+  int msg[2];
+} lr_out;
+
+typedef struct lr {
+  const pat_call *call;
+  MPI_Aint extent;
+  int ctl_tag, data_tag;
+  int P, pos, last; /* last = P - 1 */
+  int plan;         /* planned interval size before sending */
+  int lo;           /* this process holds [lo, pos] */
+  int ready, gone, finished;
+  /* my partial: the send buffer until something is combined into acc */
+  char *acc;
+  pat_tmpbuf accbuf, inbuf;
+  /* conversation with the left neighbour, position lo - 1 */
+  int l_started;  /* its first DONE arrived */
+  int l_ready;    /* it said it is ready (DONE(1)) */
+  int l_answered; /* we sent ACK, OK or REDIRECT */
+  int l_oked;     /* we sent OK: a receive is posted */
+  int l_final;    /* we sent OK or REDIRECT */
+  int l_msgleft;  /* MSG_LEFT arrived: new lo below */
+  int l_newlo;
+  int l_data; /* its data arrived */
+  /* conversation with the target */
+  int tgt;
+  int t_ready_sent; /* our DONE to tgt said ready */
+  int t_present;    /* it sent ACK or OK */
+  int t_ok;         /* it sent OK */
+  int *owed;        /* earlier targets we promised a DONE(1) */
+  int nowed, capowed;
+  /* requests */
+  MPI_Request rq[RQ_COUNT];
+  int inmsg[2][2]; /* RQ_LEFT, RQ_TARGET */
+  MPI_Request data_out;
+  lr_out **out;
+  int nout, capout;
+  int result_posted;
+} lr;
+
+static int rank_of(const lr *s, int pos) {
+  const pat_call *c = s->call;
+  return c->commutative ? (c->root + 1 + pos) % s->P : pos;
+}
+
+static int pos_of(const pat_call *c, int rank) {
+  return c->commutative ? (rank - c->root - 1 + 2 * c->nranks) % c->nranks
+                        : rank;
+}
+
+static int plan_size(int pos, int last) {
+  int q = last - pos, size = 1;
+  if (q == 0)
+    return last + 1;
+  while ((q & 1) == 0) {
+    q >>= 1;
+    size <<= 1;
+  }
+  return size;
+}
+
+static int plan_done(const lr *s) {
+  return s->lo == 0 || s->pos - s->lo + 1 >= s->plan;
+}
+
+/* Sends a control message; the request is completed at the end. */
+static int send_ctl(lr *s, int pos, int kind, int value) {
+  int rc = MPI_SUCCESS, slot = -1, flag;
+  for (int i = 0; i < s->nout && slot < 0 && rc == MPI_SUCCESS; i++) {
+    rc = PMPI_Test(&s->out[i]->req, &flag, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && flag)
+      slot = i;
+  }
+  if (rc != MPI_SUCCESS)
+    goto out;
+  if (slot < 0) {
+    if (s->nout == s->capout) {
+      int cap = s->capout ? 2 * s->capout : 8;
+      lr_out **grown = realloc(s->out, (size_t)cap * sizeof *grown);
+      if (grown == NULL) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+      }
+      s->out = grown;
+      s->capout = cap;
+    }
+    s->out[s->nout] = malloc(sizeof(lr_out));
+    if (s->out[s->nout] == NULL) {
+      rc = MPI_ERR_NO_MEM;
+      goto out;
+    }
+    slot = s->nout++;
+  }
+  s->out[slot]->msg[0] = kind;
+  s->out[slot]->msg[1] = value;
+  rc = PMPI_Isend(s->out[slot]->msg, 2, MPI_INT, rank_of(s, pos), s->ctl_tag,
+                  s->call->priv, &s->out[slot]->req);
+out:
+  return rc;
+}
+
+/* Keeps a receive posted from the left exactly while it owes us a message:
+ * its first DONE, the DONE(1) a DONE(0) promised, or MSG_LEFT after OK. */
+static int expect_left(lr *s) {
+  int rc = MPI_SUCCESS;
+  int owed = s->lo > 0 &&
+             (!s->l_started || !s->l_ready || (s->l_oked && !s->l_msgleft));
+  if (owed && s->rq[RQ_LEFT] == MPI_REQUEST_NULL)
+    rc = PMPI_Irecv(s->inmsg[RQ_LEFT], 2, MPI_INT, rank_of(s, s->lo - 1),
+                    s->ctl_tag, s->call->priv, &s->rq[RQ_LEFT]);
+  return rc;
+}
+
+static int post_target(lr *s) {
+  return PMPI_Irecv(s->inmsg[RQ_TARGET], 2, MPI_INT, rank_of(s, s->tgt),
+                    s->ctl_tag, s->call->priv, &s->rq[RQ_TARGET]);
+}
+
+/* A fresh conversation with the (new) left neighbour lo - 1. */
+static int start_left(lr *s) {
+  int rc = MPI_SUCCESS;
+  s->l_started = s->l_ready = s->l_answered = s->l_oked = s->l_final = 0;
+  s->l_msgleft = s->l_data = 0;
+  rc = expect_left(s);
+  return rc;
+}
+
+/* A fresh conversation with target t: announce ourselves. */
+static int start_target(lr *s, int t) {
+  int rc;
+  s->tgt = t;
+  s->t_present = s->t_ok = 0;
+  s->t_ready_sent = s->ready;
+  rc = send_ctl(s, t, LR_DONE, s->ready);
+  if (rc == MPI_SUCCESS)
+    rc = post_target(s);
+  return rc;
+}
+
+static int owe_done(lr *s, int t) {
+  int rc = MPI_SUCCESS;
+  if (s->nowed == s->capowed) {
+    int cap = s->capowed ? 2 * s->capowed : 4;
+    int *grown = realloc(s->owed, (size_t)cap * sizeof *grown);
+    if (grown == NULL) {
+      rc = MPI_ERR_NO_MEM;
+      goto out;
+    }
+    s->owed = grown;
+    s->capowed = cap;
+  }
+  s->owed[s->nowed++] = t;
+out:
+  return rc;
+}
+
+/* Our partial becomes writable (a copy of the send buffer). */
+static int own_acc(lr *s) {
+  const pat_call *c = s->call;
+  int rc = MPI_SUCCESS;
+  if (s->acc != (const char *)c->sendbuf)
+    goto out;
+  if (s->pos == s->last && c->rank == c->root) {
+    s->acc = c->recvbuf; /* the result lands in place */
+  } else {
+    rc = pat_tmpbuf_alloc(&s->accbuf, c->count, c->datatype);
+    if (rc != MPI_SUCCESS)
+      goto out;
+    s->acc = s->accbuf.base;
+  }
+  rc = pat_local_copy(c->sendbuf, s->acc, c->count, c->datatype);
+out:
+  return rc;
+}
+
+/* The left's partial and its MSG_LEFT are both here: combine. */
+static int merge_left(lr *s) {
+  const pat_call *c = s->call;
+  int rc = own_acc(s);
+  if (rc == MPI_SUCCESS)
+    rc = pat_local_combine(s->inbuf.base, s->acc, c->count, c->datatype, c->op);
+  if (rc != MPI_SUCCESS)
+    goto out;
+  s->lo = s->l_newlo;
+  rc = start_left(s);
+out:
+  return rc;
+}
+
+/* Applies the policy until nothing changes. */
+static int progress(lr *s) {
+  const pat_call *c = s->call;
+  int rc = MPI_SUCCESS, changed = 1;
+  while (changed && rc == MPI_SUCCESS) {
+    changed = 0;
+    if (!s->gone && s->l_msgleft && s->l_data) {
+      rc = merge_left(s);
+      changed = 1;
+      continue;
+    }
+    /* ready: plan done, or the target answered and the left is late */
+    if (!s->gone && !s->ready && s->pos != s->last &&
+        (plan_done(s) || (s->t_present && s->lo > 0 && !s->l_started))) {
+      s->ready = 1;
+      changed = 1;
+      if (!s->t_ready_sent) {
+        s->t_ready_sent = 1;
+        rc = send_ctl(s, s->tgt, LR_DONE, 1);
+      }
+      for (int i = 0; i < s->nowed && rc == MPI_SUCCESS; i++)
+        rc = send_ctl(s, s->owed[i], LR_DONE, 1);
+      s->nowed = 0;
+      continue;
+    }
+    /* take the left's data */
+    if (!s->gone && s->lo > 0 && s->l_started && !s->l_final &&
+        (s->pos == s->last || !s->ready || (s->l_ready && !s->t_ok))) {
+      rc = PMPI_Irecv(s->inbuf.base, c->count, c->datatype,
+                      rank_of(s, s->lo - 1), s->data_tag, c->priv,
+                      &s->rq[RQ_DATA]);
+      if (rc == MPI_SUCCESS)
+        rc = send_ctl(s, s->lo - 1, LR_OK, 0);
+      s->l_oked = s->l_final = s->l_answered = 1;
+      if (rc == MPI_SUCCESS)
+        rc = expect_left(s);
+      changed = 1;
+      continue;
+    }
+    /* send right */
+    if (!s->gone && s->ready && s->t_ok && !s->l_oked) {
+      const void *data = s->acc;
+      rc = send_ctl(s, s->tgt, LR_MSG_LEFT, s->lo);
+      if (rc == MPI_SUCCESS)
+        rc = PMPI_Isend(data, c->count, c->datatype, rank_of(s, s->tgt),
+                        s->data_tag, c->priv, &s->data_out);
+      s->gone = 1;
+      changed = 1;
+      continue;
+    }
+    /* answer the left: redirect once gone, else acknowledge */
+    if (s->lo > 0 && s->l_started && !s->l_final && s->gone) {
+      rc = send_ctl(s, s->lo - 1, LR_REDIRECT, s->tgt);
+      s->l_final = s->l_answered = 1;
+      changed = 1;
+      continue;
+    }
+    if (s->lo > 0 && s->l_started && !s->l_answered) {
+      rc = send_ctl(s, s->lo - 1, LR_ACK, 0);
+      s->l_answered = 1;
+      changed = 1;
+      continue;
+    }
+  }
+  /* finished? */
+  if (rc == MPI_SUCCESS && !s->finished) {
+    int left_done = s->lo == 0 || (s->l_final && s->l_ready && !s->l_oked);
+    if (s->pos == s->last)
+      s->finished = s->lo == 0;
+    else
+      s->finished = s->gone && left_done;
+  }
+  return rc;
+}
+
+static int on_left(lr *s, const int *msg) {
+  int rc = MPI_SUCCESS;
+  switch (msg[0]) {
+  case LR_DONE:
+    s->l_started = 1;
+    if (msg[1])
+      s->l_ready = 1;
+    break;
+  case LR_MSG_LEFT:
+    s->l_msgleft = 1;
+    s->l_newlo = msg[1];
+    break;
+  default:
+    rc = MPI_ERR_INTERN;
+  }
+  if (rc == MPI_SUCCESS)
+    rc = expect_left(s);
+  return rc;
+}
+
+static int on_target(lr *s, const int *msg) {
+  int rc = MPI_SUCCESS;
+  switch (msg[0]) {
+  case LR_ACK:
+    s->t_present = 1;
+    rc = post_target(s);
+    break;
+  case LR_OK:
+    s->t_present = s->t_ok = 1;
+    break;
+  case LR_REDIRECT:
+    if (!s->t_ready_sent)
+      rc = owe_done(s, s->tgt);
+    if (rc == MPI_SUCCESS)
+      rc = start_target(s, msg[1]);
+    break;
+  default:
+    rc = MPI_ERR_INTERN;
+  }
+  return rc;
+}
+
+/* Forward the result from position P - 1 to a non-commutative root. */
+static int forward_result(lr *s) {
+  const pat_call *c = s->call;
+  int rc = MPI_SUCCESS;
+  if (c->commutative || c->root == s->last)
+    goto out;
+  if (c->rank == s->last)
+    rc =
+        PMPI_Send(s->acc, c->count, c->datatype, c->root, s->data_tag, c->priv);
+out:
+  return rc;
+}
+
+int pat_localredirect_run(const pat_call *c) {
+  lr s = {0};
+  int rc = MPI_SUCCESS;
+  MPI_Aint lb;
+
+  s.call = c;
+  for (int i = 0; i < RQ_COUNT; i++)
+    s.rq[i] = MPI_REQUEST_NULL;
+  s.data_out = MPI_REQUEST_NULL;
+  s.ctl_tag = c->tag;
+  s.data_tag = c->tag + 1;
+  s.P = c->nranks;
+  s.last = s.P - 1;
+  s.pos = pos_of(c, c->rank);
+  s.lo = s.pos;
+  s.plan = plan_size(s.pos, s.last);
+  s.acc = (char *)c->sendbuf;
+  rc = PMPI_Type_get_extent(c->datatype, &lb, &s.extent);
+  if (rc == MPI_SUCCESS && s.pos > 0)
+    rc = pat_tmpbuf_alloc(&s.inbuf, c->count, c->datatype);
+  if (rc != MPI_SUCCESS)
+    goto out;
+  s.ready = s.pos != s.last && plan_done(&s);
+  rc = start_left(&s);
+  if (rc == MPI_SUCCESS && s.pos != s.last)
+    rc = start_target(&s, s.pos + 1);
+  while (rc == MPI_SUCCESS) {
+    int idx, flag = 0;
+    MPI_Status st;
+    rc = progress(&s);
+    if (rc != MPI_SUCCESS || s.finished)
+      break;
+    rc = PMPI_Waitany(RQ_COUNT, s.rq, &idx, &st);
+    if (rc != MPI_SUCCESS || idx == MPI_UNDEFINED) {
+      rc = rc != MPI_SUCCESS ? rc : MPI_ERR_INTERN; /* nothing to wait for */
+      break;
+    }
+    switch (idx) {
+    case RQ_LEFT:
+      rc = on_left(&s, s.inmsg[RQ_LEFT]);
+      break;
+    case RQ_TARGET:
+      rc = on_target(&s, s.inmsg[RQ_TARGET]);
+      break;
+    case RQ_DATA:
+      s.l_data = 1;
+      break;
+    default:
+      flag = 1;
+    }
+    if (flag)
+      rc = MPI_ERR_INTERN;
+  }
+  if (rc != MPI_SUCCESS)
+    goto out;
+  /* position P - 1 holds everything */
+  if (s.pos == s.last) {
+    rc = own_acc(&s);
+    if (rc == MPI_SUCCESS)
+      rc = forward_result(&s);
+  }
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Wait(&s.data_out, MPI_STATUS_IGNORE);
+  /* a non-commutative root other than P - 1 receives the result */
+  if (rc == MPI_SUCCESS && !c->commutative && c->rank == c->root &&
+      c->root != s.last)
+    rc = PMPI_Recv(c->recvbuf, c->count, c->datatype, s.last, s.data_tag,
+                   c->priv, MPI_STATUS_IGNORE);
+  for (int i = 0; i < s.nout && rc == MPI_SUCCESS; i++)
+    rc = PMPI_Wait(&s.out[i]->req, MPI_STATUS_IGNORE);
+out:
+  for (int i = 0; i < s.nout; i++)
+    free(s.out[i]);
+  free(s.out);
+  free(s.owed);
+  pat_tmpbuf_free(&s.accbuf);
+  pat_tmpbuf_free(&s.inbuf);
+  return rc;
+}
