@@ -25,6 +25,8 @@ struct pat_comm_state {
   int sched_rank;
   struct pat_state *pat; /* PAT layer, created on first use */
   int sched_used;        /* the last call ran sched */
+  /* localredirect: smoothed time of one transfer of lr_bytes */
+  double lr_transfer, lr_bytes;
 };
 
 static int pat_state_keyval = MPI_KEYVAL_INVALID;
@@ -145,6 +147,29 @@ int pat_comm_state_next_tag(pat_comm_state *st) {
   int tag = (int)(st->calls % slots) * PAT_TAGS_PER_CALL;
   st->calls++;
   return tag;
+}
+
+double pat_comm_state_lr_transfer(const pat_comm_state *st, double bytes) {
+  double t = 0.0;
+  if (st->lr_bytes > 0 && bytes > 0)
+    t = st->lr_transfer * (bytes > st->lr_bytes ? bytes / st->lr_bytes : 1.0);
+  else if (st->lr_bytes > 0)
+    t = st->lr_transfer;
+  return t;
+}
+
+/* A new size restarts the estimate; the same size is smoothed (weight 1/4
+ * for the new sample) so one noisy call does not swing it. */
+void pat_comm_state_lr_observe(pat_comm_state *st, double bytes,
+                               double seconds) {
+  if (!(seconds >= 0))
+    return;
+  if (st->lr_bytes != bytes || st->lr_transfer <= 0) {
+    st->lr_bytes = bytes;
+    st->lr_transfer = seconds;
+  } else {
+    st->lr_transfer = 0.75 * st->lr_transfer + 0.25 * seconds;
+  }
 }
 
 int pat_comm_state_pat(pat_comm_state *st, struct pat_state **out) {

@@ -44,6 +44,11 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
     [PAT_ENV_ROUND_COST] = {"PAT_REDUCE_ROUND_COST", "",
                             "round cost in seconds (> 0) for every message "
                             "size; overrides PAT_REDUCE_MODEL"},
+    [PAT_ENV_LR_PATIENCE] = {"PAT_REDUCE_LR_PATIENCE", "auto",
+                             "localredirect: how long (seconds >= 0) a "
+                             "neighbour may stay silent before it counts as "
+                             "late; auto = this rank's measured time of one "
+                             "transfer of the message"},
 };
 
 static const char *env_value(const char *(*get)(const char *), int index) {
@@ -73,6 +78,7 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
   const char *predictor = env_value(get, PAT_ENV_PREDICTOR);
   const char *model = env_value(get, PAT_ENV_MODEL);
   const char *cost = env_value(get, PAT_ENV_ROUND_COST);
+  const char *patience = env_value(get, PAT_ENV_LR_PATIENCE);
   char names[256];
   char *end = NULL;
   long x;
@@ -134,6 +140,19 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
         !isfinite(cfg->round_cost)) {
       snprintf(cfg->why, sizeof cfg->why, "%s=%s is not a time in seconds > 0",
                pat_env_table[PAT_ENV_ROUND_COST].name, cost);
+      cfg->error = PAT_ERR_BAD_ENV;
+      goto out;
+    }
+  }
+  cfg->lr_patience = -1.0;
+  if (strcasecmp(patience, "auto") != 0) {
+    end = NULL;
+    cfg->lr_patience = strtod(patience, &end);
+    if (end == patience || *end != '\0' || !(cfg->lr_patience >= 0) ||
+        !isfinite(cfg->lr_patience)) {
+      snprintf(cfg->why, sizeof cfg->why,
+               "%s=%s is not a time in seconds >= 0; valid: auto or seconds",
+               pat_env_table[PAT_ENV_LR_PATIENCE].name, patience);
       cfg->error = PAT_ERR_BAD_ENV;
       goto out;
     }

@@ -152,6 +152,7 @@ enum {
   PAT_ENV_CLOCK_REFRESH,
   PAT_ENV_MODEL,
   PAT_ENV_ROUND_COST,
+  PAT_ENV_LR_PATIENCE,
   PAT_ENV_COUNT
 };
 
@@ -166,9 +167,10 @@ typedef struct pat_config {
   long clock_refresh;    /* re-estimate clock offsets every N calls, 0 never */
   int has_model;         /* PAT_REDUCE_MODEL was given and read */
   pat_model model;
-  double round_cost; /* PAT_REDUCE_ROUND_COST, or 0 if unset */
-  int error;         /* PAT_SUCCESS or PAT_ERR_BAD_ENV */
-  char why[512];     /* message for error */
+  double round_cost;  /* PAT_REDUCE_ROUND_COST, or 0 if unset */
+  double lr_patience; /* PAT_REDUCE_LR_PATIENCE seconds, < 0 for auto */
+  int error;          /* PAT_SUCCESS or PAT_ERR_BAD_ENV */
+  char why[512];      /* message for error */
 } pat_config;
 
 /* Parses a configuration from a getenv-like function (tests pass their own). */
@@ -213,6 +215,13 @@ unsigned long pat_comm_state_calls(const pat_comm_state *st);
 int pat_comm_state_pat(pat_comm_state *st, struct pat_state **out);
 
 int pat_comm_state_has_pat(const pat_comm_state *st);
+
+/* localredirect's estimate of one transfer of bytes on this communicator
+ * by this rank (seconds; 0 while nothing was measured), and a new
+ * measurement of one. */
+double pat_comm_state_lr_transfer(const pat_comm_state *st, double bytes);
+void pat_comm_state_lr_observe(pat_comm_state *st, double bytes,
+                               double seconds);
 
 /* The schedule that served the last scheduled call, or NULL. */
 const pat_schedule *pat_comm_state_last_schedule(const pat_comm_state *st);

@@ -76,7 +76,7 @@
 enum { LR_DONE = 1, LR_OK, LR_ACK, LR_REDIRECT, LR_MSG_LEFT };
 
 /* Requests the event loop waits on. */
-enum { RQ_LEFT, RQ_TARGET, RQ_DATA, RQ_RESULT, RQ_COUNT };
+enum { RQ_LEFT, RQ_TARGET, RQ_DATA, RQ_SEND, RQ_COUNT };
 
 typedef struct lr_out {
   MPI_Request req;
@@ -91,9 +91,11 @@ typedef struct lr {
   int plan;         /* planned interval size before sending */
   int lo;           /* this process holds [lo, pos] */
   int ready, gone, finished;
-  /* my partial: the send buffer until something is combined into acc */
-  char *acc;
-  pat_tmpbuf accbuf, inbuf;
+  /* my partial (the send buffer until something is combined into it) and
+   * the buffer the left's partial arrives in; both point to the send or
+   * receive buffer or one of two temporaries allocated on first use */
+  char *acc, *in;
+  pat_tmpbuf tmp[2];
   /* conversation with the left neighbour, position lo - 1 */
   int l_started;  /* its first DONE arrived */
   int l_ready;    /* it said it is ready (DONE(1)) */
@@ -113,10 +115,15 @@ typedef struct lr {
   /* requests */
   MPI_Request rq[RQ_COUNT];
   int inmsg[2][2]; /* RQ_LEFT, RQ_TARGET */
-  MPI_Request data_out;
   lr_out **out;
   int nout, capout;
-  int result_posted;
+  /* a neighbour silent for patience seconds is late */
+  double patience;
+  double l_since; /* the current left conversation began */
+  double t_since; /* we announced ourselves to the current target */
+  /* measuring one transfer: a receive from when the left is ready and
+   * OKed, a send from its start, both to completion */
+  double l_ok_at, l_ready_at, sent_at, transfer;
 } lr;
 
 static int rank_of(const lr *s, int pos) {
@@ -202,6 +209,7 @@ static int start_left(lr *s) {
   int rc = MPI_SUCCESS;
   s->l_started = s->l_ready = s->l_answered = s->l_oked = s->l_final = 0;
   s->l_msgleft = s->l_data = 0;
+  s->l_since = PMPI_Wtime();
   rc = expect_left(s);
   return rc;
 }
@@ -212,6 +220,7 @@ static int start_target(lr *s, int t) {
   s->tgt = t;
   s->t_present = s->t_ok = 0;
   s->t_ready_sent = s->ready;
+  s->t_since = PMPI_Wtime();
   rc = send_ctl(s, t, LR_DONE, s->ready);
   if (rc == MPI_SUCCESS)
     rc = post_target(s);
@@ -235,37 +244,89 @@ out:
   return rc;
 }
 
-/* Our partial becomes writable (a copy of the send buffer). */
-static int own_acc(lr *s) {
+/* A temporary that is neither acc nor avoid, allocated on first use. */
+static int spare(lr *s, const char *avoid, char **out) {
   const pat_call *c = s->call;
-  int rc = MPI_SUCCESS;
-  if (s->acc != (const char *)c->sendbuf)
+  int rc = MPI_SUCCESS, i = 0;
+  while (i < 2 && s->tmp[i].base != NULL &&
+         (s->tmp[i].base == s->acc || s->tmp[i].base == avoid))
+    i++;
+  if (i == 2) {
+    rc = MPI_ERR_INTERN;
     goto out;
-  if (s->pos == s->last && c->rank == c->root) {
-    s->acc = c->recvbuf; /* the result lands in place */
-  } else {
-    rc = pat_tmpbuf_alloc(&s->accbuf, c->count, c->datatype);
-    if (rc != MPI_SUCCESS)
-      goto out;
-    s->acc = s->accbuf.base;
   }
-  rc = pat_local_copy(c->sendbuf, s->acc, c->count, c->datatype);
+  if (s->tmp[i].base == NULL)
+    rc = pat_tmpbuf_alloc(&s->tmp[i], c->count, c->datatype);
+  *out = s->tmp[i].base;
 out:
   return rc;
 }
 
-/* The left's partial and its MSG_LEFT are both here: combine. */
+/* Our partial becomes writable: a copy of the send buffer, in the receive
+ * buffer if this process ends with the result. */
+static int own_acc(lr *s) {
+  const pat_call *c = s->call;
+  int rc = MPI_SUCCESS;
+  char *dst = NULL;
+  if (s->acc != (const char *)c->sendbuf)
+    goto out;
+  if (s->pos == s->last && c->rank == c->root)
+    dst = c->recvbuf;
+  else
+    rc = spare(s, s->in, &dst);
+  if (rc == MPI_SUCCESS)
+    rc = pat_local_copy(c->sendbuf, dst, c->count, c->datatype);
+  if (rc == MPI_SUCCESS)
+    s->acc = dst;
+out:
+  return rc;
+}
+
+/* The left's partial and its MSG_LEFT are both here: combine into
+ * "left (op) mine".  A commutative op away from the result's final buffer
+ * combines into the incoming buffer instead (no copy of the send buffer). */
 static int merge_left(lr *s) {
   const pat_call *c = s->call;
-  int rc = own_acc(s);
-  if (rc == MPI_SUCCESS)
-    rc = pat_local_combine(s->inbuf.base, s->acc, c->count, c->datatype, c->op);
+  int rc = MPI_SUCCESS;
+  if (c->commutative && !(s->pos == s->last && c->rank == c->root)) {
+    rc = pat_local_combine(s->acc, s->in, c->count, c->datatype, c->op);
+    s->acc = s->in;
+  } else {
+    rc = own_acc(s);
+    if (rc == MPI_SUCCESS)
+      rc = pat_local_combine(s->in, s->acc, c->count, c->datatype, c->op);
+  }
   if (rc != MPI_SUCCESS)
     goto out;
   s->lo = s->l_newlo;
   rc = start_left(s);
 out:
   return rc;
+}
+
+/* Skip the left: the target has answered and the left has not even
+ * arrived (been silent since the conversation began) for patience. */
+static int may_skip(const lr *s, double now) {
+  return !s->gone && !s->ready && s->pos != s->last && s->t_present &&
+         s->lo > 0 && !s->l_started && now - s->l_since >= s->patience;
+}
+
+/* Absorb the left: it is ready, we are too, and the target has not called
+ * for our data for patience. */
+static int may_absorb(const lr *s, double now) {
+  return !s->gone && s->pos != s->last && s->ready && s->lo > 0 &&
+         s->l_started && s->l_ready && !s->l_final && !s->t_ok &&
+         now - s->t_since >= s->patience;
+}
+
+/* When a time-gated rule can fire next (+infinity if none waits). */
+static double next_deadline(const lr *s) {
+  double d = 1.0 / 0.0;
+  if (may_skip(s, 1.0 / 0.0))
+    d = s->l_since + s->patience;
+  if (may_absorb(s, 1.0 / 0.0) && s->t_since + s->patience < d)
+    d = s->t_since + s->patience;
+  return d;
 }
 
 /* Applies the policy until nothing changes. */
@@ -281,7 +342,7 @@ static int progress(lr *s) {
     }
     /* ready: plan done, or the target answered and the left is late */
     if (!s->gone && !s->ready && s->pos != s->last &&
-        (plan_done(s) || (s->t_present && s->lo > 0 && !s->l_started))) {
+        (plan_done(s) || may_skip(s, PMPI_Wtime()))) {
       s->ready = 1;
       changed = 1;
       if (!s->t_ready_sent) {
@@ -295,13 +356,15 @@ static int progress(lr *s) {
     }
     /* take the left's data */
     if (!s->gone && s->lo > 0 && s->l_started && !s->l_final &&
-        (s->pos == s->last || !s->ready || (s->l_ready && !s->t_ok))) {
-      rc = PMPI_Irecv(s->inbuf.base, c->count, c->datatype,
-                      rank_of(s, s->lo - 1), s->data_tag, c->priv,
-                      &s->rq[RQ_DATA]);
+        (s->pos == s->last || !s->ready || may_absorb(s, PMPI_Wtime()))) {
+      rc = spare(s, NULL, &s->in);
+      if (rc == MPI_SUCCESS)
+        rc = PMPI_Irecv(s->in, c->count, c->datatype, rank_of(s, s->lo - 1),
+                        s->data_tag, c->priv, &s->rq[RQ_DATA]);
       if (rc == MPI_SUCCESS)
         rc = send_ctl(s, s->lo - 1, LR_OK, 0);
       s->l_oked = s->l_final = s->l_answered = 1;
+      s->l_ok_at = PMPI_Wtime();
       if (rc == MPI_SUCCESS)
         rc = expect_left(s);
       changed = 1;
@@ -313,7 +376,8 @@ static int progress(lr *s) {
       rc = send_ctl(s, s->tgt, LR_MSG_LEFT, s->lo);
       if (rc == MPI_SUCCESS)
         rc = PMPI_Isend(data, c->count, c->datatype, rank_of(s, s->tgt),
-                        s->data_tag, c->priv, &s->data_out);
+                        s->data_tag, c->priv, &s->rq[RQ_SEND]);
+      s->sent_at = PMPI_Wtime();
       s->gone = 1;
       changed = 1;
       continue;
@@ -348,8 +412,10 @@ static int on_left(lr *s, const int *msg) {
   switch (msg[0]) {
   case LR_DONE:
     s->l_started = 1;
-    if (msg[1])
+    if (msg[1]) {
       s->l_ready = 1;
+      s->l_ready_at = PMPI_Wtime();
+    }
     break;
   case LR_MSG_LEFT:
     s->l_msgleft = 1;
@@ -385,6 +451,13 @@ static int on_target(lr *s, const int *msg) {
   return rc;
 }
 
+/* One transfer that began at since ended now; the call keeps the longest. */
+static void observe(lr *s, double since) {
+  double t = PMPI_Wtime() - since;
+  if (t > s->transfer)
+    s->transfer = t;
+}
+
 /* Forward the result from position P - 1 to a non-commutative root. */
 static int forward_result(lr *s) {
   const pat_call *c = s->call;
@@ -406,7 +479,6 @@ int pat_localredirect_run(const pat_call *c) {
   s.call = c;
   for (int i = 0; i < RQ_COUNT; i++)
     s.rq[i] = MPI_REQUEST_NULL;
-  s.data_out = MPI_REQUEST_NULL;
   s.ctl_tag = c->tag;
   s.data_tag = c->tag + 1;
   s.P = c->nranks;
@@ -415,9 +487,14 @@ int pat_localredirect_run(const pat_call *c) {
   s.lo = s.pos;
   s.plan = plan_size(s.pos, s.last);
   s.acc = (char *)c->sendbuf;
+  s.patience = pat_config_get()->lr_patience;
+  if (s.patience < 0)
+    s.patience =
+        c->state != NULL ? pat_comm_state_lr_transfer(c->state, c->bytes) : 0;
   rc = PMPI_Type_get_extent(c->datatype, &lb, &s.extent);
-  if (rc == MPI_SUCCESS && s.pos > 0)
-    rc = pat_tmpbuf_alloc(&s.inbuf, c->count, c->datatype);
+  /* the result's final buffer starts as a copy of this rank's data */
+  if (rc == MPI_SUCCESS && s.pos == s.last && c->rank == c->root)
+    rc = own_acc(&s);
   if (rc != MPI_SUCCESS)
     goto out;
   s.ready = s.pos != s.last && plan_done(&s);
@@ -426,11 +503,23 @@ int pat_localredirect_run(const pat_call *c) {
     rc = start_target(&s, s.pos + 1);
   while (rc == MPI_SUCCESS) {
     int idx, flag = 0;
+    double deadline;
     MPI_Status st;
     rc = progress(&s);
     if (rc != MPI_SUCCESS || s.finished)
       break;
-    rc = PMPI_Waitany(RQ_COUNT, s.rq, &idx, &st);
+    deadline = next_deadline(&s);
+    if (deadline < 1.0 / 0.0) {
+      /* poll until an event or the deadline */
+      int got = 0;
+      do
+        rc = PMPI_Testany(RQ_COUNT, s.rq, &idx, &got, &st);
+      while (rc == MPI_SUCCESS && !got && PMPI_Wtime() < deadline);
+      if (rc == MPI_SUCCESS && !got)
+        continue;
+    } else {
+      rc = PMPI_Waitany(RQ_COUNT, s.rq, &idx, &st);
+    }
     if (rc != MPI_SUCCESS || idx == MPI_UNDEFINED) {
       rc = rc != MPI_SUCCESS ? rc : MPI_ERR_INTERN; /* nothing to wait for */
       break;
@@ -444,6 +533,10 @@ int pat_localredirect_run(const pat_call *c) {
       break;
     case RQ_DATA:
       s.l_data = 1;
+      observe(&s, s.l_ok_at > s.l_ready_at ? s.l_ok_at : s.l_ready_at);
+      break;
+    case RQ_SEND:
+      observe(&s, s.sent_at);
       break;
     default:
       flag = 1;
@@ -459,8 +552,12 @@ int pat_localredirect_run(const pat_call *c) {
     if (rc == MPI_SUCCESS)
       rc = forward_result(&s);
   }
-  if (rc == MPI_SUCCESS)
-    rc = PMPI_Wait(&s.data_out, MPI_STATUS_IGNORE);
+  if (rc == MPI_SUCCESS && s.rq[RQ_SEND] != MPI_REQUEST_NULL) {
+    rc = PMPI_Wait(&s.rq[RQ_SEND], MPI_STATUS_IGNORE);
+    observe(&s, s.sent_at);
+  }
+  if (rc == MPI_SUCCESS && s.transfer > 0 && c->state != NULL)
+    pat_comm_state_lr_observe(c->state, c->bytes, s.transfer);
   /* a non-commutative root other than P - 1 receives the result */
   if (rc == MPI_SUCCESS && !c->commutative && c->rank == c->root &&
       c->root != s.last)
@@ -473,7 +570,7 @@ out:
     free(s.out[i]);
   free(s.out);
   free(s.owed);
-  pat_tmpbuf_free(&s.accbuf);
-  pat_tmpbuf_free(&s.inbuf);
+  pat_tmpbuf_free(&s.tmp[0]);
+  pat_tmpbuf_free(&s.tmp[1]);
   return rc;
 }
