@@ -1,0 +1,141 @@
+/*
+ * test_stress: thousands of back-to-back reductions of one algorithm (default
+ * localredirect), no barriers, every rank sleeping a random 0..max_sleep
+ * microseconds before each call, against PMPI_Reduce on the same data.
+ *
+ * Per call (the same on every rank, from the seed and the call number): the
+ * root, the count (mostly small, some up to 4096), the op (MPI_SUM on
+ * long long, or a non-commutative user op: composition of affine maps
+ * x -> a x + b mod 1000003), and at the root MPI_IN_PLACE on every third
+ * call.  Results must match PMPI_Reduce exactly.
+ *
+ * usage: test_stress [--calls N] [--max-sleep US] [--alg NAME] [--seed S]
+ * Exit status 0 when every call matched on every rank.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mpi.h>
+
+#include "reduce/pat_reduce.h"
+
+#define MOD 1000003LL
+#define MAXCOUNT 4096
+
+/* (a1, b1) o (a2, b2) = (a1 a2, a1 b2 + b1): in (op) inout, pairwise. */
+static void affine(void *in, void *inout, int *len, MPI_Datatype *type) {
+  const long long *x = in;
+  long long *y = inout;
+  (void)type;
+  for (int i = 0; i + 1 < *len; i += 2) {
+    long long a = x[i] * y[i] % MOD;
+    long long b = (x[i] * y[i + 1] + x[i + 1]) % MOD;
+    y[i] = a;
+    y[i + 1] = b;
+  }
+}
+
+static uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+static void sleep_us(long us) {
+  struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+  nanosleep(&ts, NULL);
+}
+
+int main(int argc, char **argv) {
+  long calls = 2000, max_sleep = 200;
+  unsigned long long seed = 1;
+  const char *algname = "localredirect";
+  pat_reduce_alg alg;
+  int rank, P, fails = 0, total = 0, status = 0;
+  long long *send, *recv, *ref;
+  MPI_Op noncomm;
+
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  for (int i = 1; i < argc; i++) {
+    if (i + 1 < argc && strcmp(argv[i], "--calls") == 0)
+      calls = atol(argv[++i]);
+    else if (i + 1 < argc && strcmp(argv[i], "--max-sleep") == 0)
+      max_sleep = atol(argv[++i]);
+    else if (i + 1 < argc && strcmp(argv[i], "--alg") == 0)
+      algname = argv[++i];
+    else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
+      seed = strtoull(argv[++i], NULL, 10);
+    else {
+      if (rank == 0)
+        fprintf(stderr,
+                "usage: %s [--calls N] [--max-sleep US] [--alg NAME] "
+                "[--seed S]\n",
+                argv[0]);
+      MPI_Finalize();
+      return 2;
+    }
+  }
+  if (pat_reduce_algorithm_lookup(algname, &alg) != PAT_SUCCESS) {
+    if (rank == 0)
+      fprintf(stderr, "test_stress: unknown algorithm %s\n", algname);
+    MPI_Finalize();
+    return 2;
+  }
+  MPI_Op_create(affine, 0, &noncomm);
+  send = malloc(MAXCOUNT * sizeof *send);
+  recv = malloc(MAXCOUNT * sizeof *recv);
+  ref = malloc(MAXCOUNT * sizeof *ref);
+
+  for (long k = 0; k < calls; k++) {
+    uint64_t h = mix(seed * 1000003ULL + (uint64_t)k);
+    int root = (int)(h % (uint64_t)P);
+    int big = (h >> 8) % 16 == 0;
+    int count = 2 * (1 + (int)((h >> 12) % (big ? MAXCOUNT / 2 : 8)));
+    int use_noncomm = (h >> 32) & 1;
+    int in_place = rank == root && k % 3 == 0;
+    MPI_Op op = use_noncomm ? noncomm : MPI_SUM;
+    int bad = 0;
+    for (int i = 0; i < count; i++)
+      send[i] = (long long)(mix(h ^ (uint64_t)(rank * 7919 + i)) % MOD);
+    /* the reference, on the same data */
+    PMPI_Reduce(send, ref, count, MPI_LONG_LONG, op, root, MPI_COMM_WORLD);
+    if (max_sleep > 0)
+      sleep_us((long)(mix(h + (uint64_t)rank) % (uint64_t)(max_sleep + 1)));
+    if (in_place)
+      memcpy(recv, send, (size_t)count * sizeof *recv);
+    else
+      memset(recv, 0xff, (size_t)count * sizeof *recv);
+    if (pat_reduce_using(alg, in_place ? MPI_IN_PLACE : send, recv, count,
+                         MPI_LONG_LONG, op, root,
+                         MPI_COMM_WORLD) != MPI_SUCCESS)
+      bad = 1;
+    if (rank == root)
+      for (int i = 0; i < count && !bad; i++)
+        bad = recv[i] != ref[i];
+    if (bad && fails < 5)
+      fprintf(stderr,
+              "test_stress: rank %d call %ld (root %d count %d %s%s) "
+              "differs from PMPI_Reduce\n",
+              rank, k, root, count, use_noncomm ? "affine" : "sum",
+              in_place ? " in place" : "");
+    fails += bad;
+    total++;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("test_stress: %s, P=%d, %d calls, max sleep %ld us: %d failed\n",
+           algname, P, total, max_sleep, fails);
+  status = fails != 0;
+  MPI_Op_free(&noncomm);
+  free(send);
+  free(recv);
+  free(ref);
+  MPI_Finalize();
+  return status;
+}
