@@ -13,10 +13,10 @@
 #include "core/pat_internal.h"
 
 /* A fake environment: a small table of name=value. */
-static const char *fake_env[2][2];
+static const char *fake_env[3][2];
 
 static const char *fake_getenv(const char *name) {
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < 3; i++)
     if (fake_env[i][0] != NULL && strcmp(fake_env[i][0], name) == 0)
       return fake_env[i][1];
   return NULL;
@@ -41,6 +41,37 @@ static void defaults_when_unset_or_empty(void **state) {
   pat_config_parse(&cfg, fake_getenv);
   assert_int_equal(cfg.error, PAT_SUCCESS);
   assert_int_equal(cfg.algorithm, PAT_REDUCE_ALG_BINOMIAL);
+}
+
+static void lr_patience_auto_seconds_or_error(void **state) {
+  pat_config cfg;
+  const char *bad[] = {"-1", "soon", "1e", "nan", "inf"};
+  (void)state;
+  set_env(NULL, NULL);
+  fake_env[2][0] = "PAT_REDUCE_LR_PATIENCE";
+  fake_env[2][1] = NULL;
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_SUCCESS);
+  assert_true(cfg.lr_patience < 0); /* auto */
+  fake_env[2][1] = "AUTO";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_true(cfg.lr_patience < 0);
+  fake_env[2][1] = "0.0025";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_SUCCESS);
+  assert_true(cfg.lr_patience == 0.0025);
+  fake_env[2][1] = "0";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_true(cfg.lr_patience == 0);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    fake_env[2][1] = bad[i];
+    pat_config_parse(&cfg, fake_getenv);
+    assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
+    assert_non_null(strstr(cfg.why, "PAT_REDUCE_LR_PATIENCE="));
+    assert_non_null(strstr(cfg.why, "valid: auto or seconds"));
+  }
+  fake_env[2][0] = NULL;
+  fake_env[2][1] = NULL;
 }
 
 static void algorithm_by_name_any_case(void **state) {
@@ -131,6 +162,7 @@ static void readme_lists_every_env_var(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(defaults_when_unset_or_empty),
+      cmocka_unit_test(lr_patience_auto_seconds_or_error),
       cmocka_unit_test(algorithm_by_name_any_case),
       cmocka_unit_test(unknown_algorithm_lists_valid_names),
       cmocka_unit_test(bad_verbosity_is_an_error),
