@@ -8,7 +8,7 @@
  *                      returns MPI_ERR_ARG and the message, printed once,
  *                      names the variable, the value and the valid values
  *   test_errors fatal  a bad root under MPI_ERRORS_ARE_FATAL aborts the job
- *                      (ctest expects this test to fail)
+ *                      (tests/mpi/expect_abort.sh checks that it does)
  */
 #include <math.h>
 #include <stdio.h>
