@@ -85,7 +85,6 @@ typedef struct lr_out {
 
 typedef struct lr {
   const pat_call *call;
-  MPI_Aint extent;
   int ctl_tag, data_tag;
   int P, pos, last; /* last = P - 1 */
   int plan;         /* planned interval size before sending */
@@ -474,7 +473,6 @@ out:
 int pat_localredirect_run(const pat_call *c) {
   lr s = {0};
   int rc = MPI_SUCCESS;
-  MPI_Aint lb;
 
   s.call = c;
   for (int i = 0; i < RQ_COUNT; i++)
@@ -491,7 +489,6 @@ int pat_localredirect_run(const pat_call *c) {
   if (s.patience < 0)
     s.patience =
         c->state != NULL ? pat_comm_state_lr_transfer(c->state, c->bytes) : 0;
-  rc = PMPI_Type_get_extent(c->datatype, &lb, &s.extent);
   /* the result's final buffer starts as a copy of this rank's data */
   if (rc == MPI_SUCCESS && s.pos == s.last && c->rank == c->root)
     rc = own_acc(&s);
