@@ -1,0 +1,487 @@
+/*
+ * patbench: time-to-solution of reductions under injected arrival
+ * imbalance (Marendić 2016, Algorithm 7).
+ *
+ * For every message size, arrival pattern and imbalance, rank 0 draws the
+ * delays of every repetition (seeded GSL generator) and broadcasts them, so
+ * every algorithm sees the same arrival pattern sequence.  A repetition
+ * runs every algorithm once, in an order rotated per repetition so that
+ * drift hits all alike: synchronise (double barrier, or a start window on
+ * the global clock), sleep this rank's delay, stamp the arrival, reduce,
+ * stamp the exit.  Stamps are on rank 0's clock (pat_clock_estimate_offset),
+ * gathered after the repetition, outside the timed region.  The first
+ * repetition is dropped.
+ *
+ * Per configuration and algorithm: time-to-solution max(exit) -
+ * min(arrival) (the headline), the per-rank mean runtime mean(exit -
+ * arrival), the measured imbalance max(arrival) - min(arrival), and the
+ * absorption t(balanced) - t(a) + I(a).  Summaries (median, 95% bootstrap
+ * CI, quantiles, permutation p-value of the median ratio against the
+ * reference) go to stdout and to the CSV of --output; --plot draws them
+ * with gnuplot.  The clairvoyant algorithm runs with its predicted arrival
+ * times (`clairvoyant`) and told the true ones (`oracle`).
+ *
+ * Every result is checked at the root against MPI_Reduce's; a wrong one
+ * makes patbench exit 1.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <mpi.h>
+
+#include "patbench.h"
+#include "plot.h"
+#include "reduce/pat_pat.h"
+#include "reduce/pat_reduce.h"
+
+/* What one process needs to run and time the calls. */
+typedef struct bench {
+  const pb_options *opt;
+  int rank, size, root;
+  double offset; /* add to MPI_Wtime() for rank 0's clock */
+  MPI_Datatype type;
+  MPI_Op op;
+  int count;
+  size_t bytes;
+  void *send, *recv, *expect;
+  gsl_rng *rng; /* rank 0: patterns, bootstrap, permutations */
+  FILE *csv;
+  pb_plot *plot;
+  int errors;
+  int config, nconfigs;
+} bench;
+
+/* One configuration's samples, on rank 0: [alg][rep]. */
+typedef struct samples {
+  int nalgs, reps;
+  double *tts, *rank_mean, *imbalance;
+} samples;
+
+static void sleep_seconds(double s) {
+  struct timespec ts;
+  if (s <= 0)
+    return;
+  ts.tv_sec = (time_t)s;
+  ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+  while (nanosleep(&ts, &ts) != 0)
+    ;
+}
+
+static double now(const bench *b) { return MPI_Wtime() + b->offset; }
+
+static int call(bench *b, int alg, const double *arrivals) {
+  return alg == PB_ALG_ORACLE
+             ? pat_reduce_clairvoyant_with(b->send, b->recv, b->count, b->type,
+                                           b->op, b->root, MPI_COMM_WORLD,
+                                           arrivals, 0)
+             : pat_reduce_using((pat_reduce_alg)alg, b->send, b->recv, b->count,
+                                b->type, b->op, b->root, MPI_COMM_WORLD);
+}
+
+/* Fills the send buffer with small integers (exact in every datatype and
+ * under every order of combination) and computes the expected result. */
+static int prepare(bench *b, size_t bytes) {
+  const pb_type_row *t = &pb_types[b->opt->type];
+  int rc = MPI_ERR_NO_MEM;
+  free(b->send);
+  free(b->recv);
+  free(b->expect);
+  b->bytes = bytes;
+  b->count = (int)(bytes / t->size);
+  b->send = malloc(bytes ? bytes : 1);
+  b->recv = malloc(bytes ? bytes : 1);
+  b->expect = malloc(bytes ? bytes : 1);
+  if (b->send == NULL || b->recv == NULL || b->expect == NULL)
+    goto out;
+  for (int i = 0; i < b->count; i++) {
+    int v = (b->rank + i) % 7 - 3;
+    if (t->type == MPI_DOUBLE)
+      ((double *)b->send)[i] = v;
+    else if (t->type == MPI_FLOAT)
+      ((float *)b->send)[i] = (float)v;
+    else if (t->type == MPI_INT)
+      ((int *)b->send)[i] = v;
+    else
+      ((long *)b->send)[i] = v;
+  }
+  rc = MPI_Reduce(b->send, b->expect, b->count, b->type, b->op, b->root,
+                  MPI_COMM_WORLD);
+out:
+  return rc;
+}
+
+static int check(bench *b, int alg) {
+  if (b->rank == b->root && memcmp(b->recv, b->expect, b->bytes) != 0) {
+    fprintf(stderr, "patbench: %s gave a wrong result (%zu bytes, root %d)\n",
+            pb_alg_name(alg), b->bytes, b->root);
+    return 1;
+  }
+  return 0;
+}
+
+static void progress(const bench *b, const char *what, int rep, int reps) {
+  if (b->rank != 0 || b->opt->quiet)
+    return;
+  if (isatty(2))
+    fprintf(stderr, "\rpatbench: [%d/%d] %-40s rep %d/%d   ", b->config,
+            b->nconfigs, what, rep, reps);
+  else if (rep == 0)
+    fprintf(stderr, "patbench: [%d/%d] %s\n", b->config, b->nconfigs, what);
+}
+
+/* Runs one configuration: delays[rep * size + rank].  On rank 0 fills s. */
+static int run_config(bench *b, const int *algs, int nalgs,
+                      const double *delays, double window, const char *what,
+                      samples *s) {
+  const pb_options *o = b->opt;
+  int reps = o->reps, rc = MPI_SUCCESS;
+  double *stamps = malloc((size_t)nalgs * 2 * sizeof *stamps);
+  double *all =
+      b->rank == 0 ? malloc((size_t)b->size * nalgs * 2 * sizeof *all) : NULL;
+  if (stamps == NULL || (b->rank == 0 && all == NULL)) {
+    rc = MPI_ERR_NO_MEM;
+    goto out;
+  }
+  for (int r = 0; r < reps; r++) {
+    const double *row = delays + (size_t)r * b->size;
+    double start = 0;
+    progress(b, what, r, reps);
+    if (o->sync == PB_SYNC_WINDOW) {
+      if (b->rank == 0)
+        start = now(b) + window;
+      MPI_Bcast(&start, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    }
+    for (int j = 0; j < nalgs; j++) {
+      int k = (j + r) % nalgs, alg = algs[k];
+      if (o->sync == PB_SYNC_WINDOW) {
+        double wait = start + j * window - now(b);
+        sleep_seconds(wait + row[b->rank]);
+      } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD);
+        sleep_seconds(row[b->rank]);
+      }
+      stamps[2 * k] = now(b);
+      if (call(b, alg, row) != MPI_SUCCESS)
+        b->errors++;
+      stamps[2 * k + 1] = now(b);
+      b->errors += check(b, alg);
+    }
+    MPI_Gather(stamps, 2 * nalgs, MPI_DOUBLE, all, 2 * nalgs, MPI_DOUBLE, 0,
+               MPI_COMM_WORLD);
+    for (int k = 0; b->rank == 0 && k < nalgs; k++) {
+      double lo = INFINITY, hi = -INFINITY, last = -INFINITY, sum = 0;
+      for (int i = 0; i < b->size; i++) {
+        double in = all[(size_t)i * nalgs * 2 + 2 * k];
+        double outt = all[(size_t)i * nalgs * 2 + 2 * k + 1];
+        lo = fmin(lo, in);
+        last = fmax(last, in);
+        hi = fmax(hi, outt);
+        sum += outt - in;
+      }
+      s->tts[k * reps + r] = hi - lo;
+      s->rank_mean[k * reps + r] = sum / b->size;
+      s->imbalance[k * reps + r] = last - lo;
+    }
+  }
+  progress(b, what, reps, reps);
+  if (b->rank == 0 && !o->quiet && isatty(2))
+    fprintf(stderr, "\n");
+out:
+  free(stamps);
+  free(all);
+  return rc;
+}
+
+static int samples_alloc(samples *s, int nalgs, int reps) {
+  size_t n = (size_t)nalgs * reps;
+  s->nalgs = nalgs;
+  s->reps = reps;
+  s->tts = calloc(n, sizeof *s->tts);
+  s->rank_mean = calloc(n, sizeof *s->rank_mean);
+  s->imbalance = calloc(n, sizeof *s->imbalance);
+  return s->tts && s->rank_mean && s->imbalance ? 0 : 1;
+}
+
+static void samples_free(samples *s) {
+  free(s->tts);
+  free(s->rank_mean);
+  free(s->imbalance);
+}
+
+static double median(const double *x, size_t n) {
+  double *c = malloc(n * sizeof *c), m = NAN;
+  if (c != NULL && n > 0) {
+    memcpy(c, x, n * sizeof *c);
+    gsl_sort(c, 1, n);
+    m = gsl_stats_median_from_sorted_data(c, 1, n);
+  }
+  free(c);
+  return m;
+}
+
+static void csv_header(FILE *f) {
+  fprintf(f, "tag,nranks,bytes,count,datatype,op,root,pattern,imbalance,"
+             "imbalance_s,algorithm,n,tts_min,tts_q25,tts_median,tts_mean,"
+             "tts_q75,tts_q95,tts_max,tts_ci_lo,tts_ci_hi,speedup,p_value,"
+             "rank_mean_runtime,absorption,measured_imbalance\n");
+}
+
+/* Summarises and reports a configuration (rank 0).  balanced[k]: the
+ * balanced median of algs[k] at this size (for the absorption). */
+static void report(bench *b, const int *algs, int nalgs, samples *s,
+                   const char *pattern, const char *imb_text, double imb_s,
+                   const double *balanced, double *medians) {
+  const pb_options *o = b->opt;
+  size_t n = (size_t)s->reps - 1; /* the first repetition is dropped */
+  int ref = 0;
+  for (int k = 0; k < nalgs; k++)
+    if (algs[k] == o->reference)
+      ref = k;
+  printf("\nP=%d, %zu B (%d %s), %s, root %d, pattern %s, imbalance %s, %zu "
+         "reps\n",
+         b->size, b->bytes, b->count, pb_types[o->type].name,
+         pb_ops[o->op].name, b->root, pattern, imb_text, n);
+  printf("%-13s %10s %21s %9s %9s %9s %8s %7s %9s %9s\n", "algorithm",
+         "median ms", "95% CI ms", "min ms", "mean ms", "q95 ms", "speedup",
+         "p", "rank ms", "absorb ms");
+  for (int k = 0; k < nalgs; k++) {
+    pb_summary sum;
+    double *x = s->tts + (size_t)k * s->reps + 1;
+    double *xr = s->tts + (size_t)ref * s->reps + 1;
+    double p = k == ref ? 1 : pb_permutation_p(x, n, xr, n, o->perms, b->rng);
+    double ref_med = median(xr, n), rank_med, imb_med, absorb;
+    rank_med = median(s->rank_mean + (size_t)k * s->reps + 1, n);
+    imb_med = median(s->imbalance + (size_t)k * s->reps + 1, n);
+    pb_summarize(x, n, o->boot, b->rng, &sum);
+    medians[k] = sum.median;
+    absorb = balanced ? balanced[k] - sum.median + imb_med : 0;
+    printf("%-13s %10.3f %10.3f-%-10.3f %9.3f %9.3f %9.3f %8.2f %7.3f %9.3f "
+           "%9.3f\n",
+           pb_alg_name(algs[k]), sum.median * 1e3, sum.ci_lo * 1e3,
+           sum.ci_hi * 1e3, sum.min * 1e3, sum.mean * 1e3, sum.q95 * 1e3,
+           ref_med / sum.median, p, rank_med * 1e3, absorb * 1e3);
+    if (b->csv != NULL)
+      fprintf(b->csv,
+              "%s,%d,%zu,%d,%s,%s,%d,%s,%s,%.9g,%s,%zu,%.9g,%.9g,%.9g,%.9g,"
+              "%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.9g,%.9g,%.9g\n",
+              o->tag, b->size, b->bytes, b->count, pb_types[o->type].name,
+              pb_ops[o->op].name, b->root, pattern, imb_text, imb_s,
+              pb_alg_name(algs[k]), n, sum.min, sum.q25, sum.median, sum.mean,
+              sum.q75, sum.q95, sum.max, sum.ci_lo, sum.ci_hi,
+              ref_med / sum.median, p, rank_med, absorb, imb_med);
+    if (b->plot != NULL)
+      pb_plot_add(b->plot, b->bytes, pattern, imb_s, pb_alg_name(algs[k]),
+                  sum.median, ref_med / sum.median, absorb);
+  }
+  fflush(stdout);
+}
+
+/* Delays of a configuration on rank 0, broadcast to all. */
+static int make_delays(bench *b, const pb_pattern *pat, double magnitude,
+                       double ref, double *delays) {
+  const pb_options *o = b->opt;
+  if (b->rank == 0) {
+    gsl_rng_set(b->rng, o->seed + 1000003UL * (unsigned long)b->config);
+    for (int r = 0; r < o->reps; r++)
+      pb_pattern_delays(pat, b->size, magnitude, ref, b->rng, (size_t)r,
+                        delays + (size_t)r * b->size);
+  }
+  return MPI_Bcast(delays, o->reps * b->size, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+}
+
+/* Automatic window: room for the slowest balanced call plus the largest
+ * delay, three times over. */
+static double window_for(const bench *b, const double *delays, double slowest) {
+  double w = b->opt->window, dmax = 0;
+  for (size_t i = 0; i < (size_t)b->opt->reps * b->size; i++)
+    dmax = fmax(dmax, delays[i]);
+  return w > 0 ? w : 3 * (slowest + dmax) + 1e-4;
+}
+
+static int bench_size(bench *b, size_t bytes) {
+  const pb_options *o = b->opt;
+  int algs[PB_MAX_LIST], nalgs = 0, rc;
+  double balanced[PB_MAX_LIST], medians[PB_MAX_LIST], ref_binomial = 0;
+  double slowest = 0;
+  double *delays = malloc((size_t)o->reps * b->size * sizeof *delays);
+  samples s = {0};
+  char what[200];
+  pb_pattern none;
+
+  rc = prepare(b, bytes);
+  if (rc != MPI_SUCCESS || delays == NULL)
+    goto out;
+  /* binomial always runs in the balanced case: "x" times refer to it */
+  algs[nalgs++] = PAT_REDUCE_ALG_BINOMIAL;
+  for (int k = 0; k < o->nalgs; k++)
+    if (o->algs[k] != PAT_REDUCE_ALG_BINOMIAL)
+      algs[nalgs++] = o->algs[k];
+  if (b->rank == 0 && samples_alloc(&s, nalgs, o->reps)) {
+    rc = MPI_ERR_NO_MEM;
+    goto out;
+  }
+  /* warm-up; clairvoyant calls also measure the round cost the oracle
+   * needs */
+  for (int w = 0; w < o->warmup + 3; w++)
+    for (int k = 0; k < nalgs; k++) {
+      int alg = algs[k] == PB_ALG_ORACLE ? PAT_REDUCE_ALG_CLAIRVOYANT : algs[k];
+      if (w >= o->warmup && alg != PAT_REDUCE_ALG_CLAIRVOYANT)
+        continue;
+      if (call(b, alg, NULL) != MPI_SUCCESS)
+        b->errors++;
+    }
+  pb_pattern_parse("none", &none, what, sizeof what);
+  b->config++;
+  snprintf(what, sizeof what, "%zu B balanced", bytes);
+  make_delays(b, &none, 0, 0, delays);
+  rc =
+      run_config(b, algs, nalgs, delays, window_for(b, delays, 0.01), what, &s);
+  if (b->rank == 0) {
+    for (int k = 0; k < nalgs; k++) {
+      balanced[k] =
+          median(s.tts + (size_t)k * o->reps + 1, (size_t)o->reps - 1);
+      slowest = fmax(slowest, balanced[k]);
+    }
+    ref_binomial = balanced[0];
+    report(b, algs, nalgs, &s, "none", "0", 0, balanced, medians);
+  }
+  MPI_Bcast(&ref_binomial, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&slowest, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Bcast(balanced, nalgs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  /* the configurations proper: only the algorithms asked for */
+  {
+    int keep = 0;
+    for (int k = 0; k < nalgs; k++)
+      for (int j = 0; j < o->nalgs; j++)
+        if (algs[k] == o->algs[j]) {
+          algs[keep] = algs[k];
+          balanced[keep++] = balanced[k];
+          break;
+        }
+    nalgs = keep;
+  }
+  for (int p = 0; p < o->npatterns && rc == MPI_SUCCESS; p++) {
+    const pb_pattern *pat = &o->patterns[p];
+    int nmag = pb_pattern_takes_magnitude(pat) ? o->nimbalance : 1;
+    if (pat->kind == PB_PAT_NONE)
+      continue; /* the balanced case above */
+    for (int m = 0; m < nmag && rc == MPI_SUCCESS; m++) {
+      char imb[64] = "-";
+      double mag = 0;
+      if (pb_pattern_takes_magnitude(pat)) {
+        pb_time_format(o->imbalance[m], imb, sizeof imb);
+        mag = pb_time_seconds(o->imbalance[m], ref_binomial);
+      }
+      b->config++;
+      snprintf(what, sizeof what, "%zu B %s %s", bytes, pat->spec, imb);
+      make_delays(b, pat, mag, ref_binomial, delays);
+      rc = run_config(b, algs, nalgs, delays, window_for(b, delays, slowest),
+                      what, &s);
+      if (b->rank == 0) {
+        if (!pb_pattern_takes_magnitude(pat)) /* its mean delay, for plots */
+          mag = gsl_stats_mean(delays, 1, (size_t)o->reps * b->size);
+        s.nalgs = nalgs;
+        report(b, algs, nalgs, &s, pat->spec, imb, mag, balanced, medians);
+      }
+    }
+  }
+out:
+  samples_free(&s);
+  free(delays);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  pb_options opt;
+  bench b = {0};
+  char why[600];
+  int rc, status = 0;
+  int parsed;
+
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &b.size);
+  parsed = pb_options_parse(argc, argv, &opt, b.rank == 0 ? stdout : NULL, why,
+                            sizeof why);
+  b.opt = &opt;
+  if (parsed == 0) {
+    b.root = opt.root < 0 ? b.size - 1 : opt.root;
+    if (b.root >= b.size) {
+      snprintf(why, sizeof why, "--root: %d does not exist; valid: 0..%d",
+               opt.root, b.size - 1);
+      parsed = 2;
+    }
+    for (int p = 0; p < opt.npatterns && parsed == 0; p++)
+      if (pb_pattern_check(&opt.patterns[p], b.size, why, sizeof why))
+        parsed = 2;
+  }
+  if (parsed != 0) {
+    if (parsed == 2 && b.rank == 0)
+      fprintf(stderr, "patbench: %s\n", why);
+    status = parsed == 1 ? 0 : 2;
+    goto out;
+  }
+  b.type = pb_types[opt.type].type;
+  b.op = pb_ops[opt.op].op;
+  b.nconfigs = opt.nsizes;
+  for (int p = 0; p < opt.npatterns; p++)
+    if (opt.patterns[p].kind != PB_PAT_NONE)
+      b.nconfigs +=
+          opt.nsizes *
+          (pb_pattern_takes_magnitude(&opt.patterns[p]) ? opt.nimbalance : 1);
+  if (pat_clock_estimate_offset(MPI_COMM_WORLD, 20, &b.offset, NULL) !=
+      MPI_SUCCESS) {
+    status = 1;
+    goto out;
+  }
+  if (b.rank == 0) {
+    b.rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (opt.output != NULL) {
+      b.csv = fopen(opt.output, "w");
+      if (b.csv == NULL)
+        fprintf(stderr, "patbench: cannot write %s\n", opt.output);
+      else
+        csv_header(b.csv);
+    }
+    if (opt.plot != NULL)
+      b.plot = pb_plot_alloc();
+  }
+  for (int i = 0; i < opt.nsizes; i++) {
+    rc = bench_size(&b, opt.sizes[i]);
+    if (rc != MPI_SUCCESS)
+      b.errors++;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &b.errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (b.rank == 0) {
+    if (b.csv != NULL)
+      printf("\npatbench: wrote %s\n", opt.output);
+    if (b.plot != NULL &&
+        pb_plot_write(b.plot, opt.plot, b.size, why, sizeof why) != 0) {
+      fprintf(stderr, "patbench: --plot: %s\n", why);
+      b.errors++;
+    } else if (b.plot != NULL)
+      printf("patbench: %s\n", why);
+    if (b.errors)
+      fprintf(stderr, "patbench: %d failed or wrong calls\n", b.errors);
+  }
+  status = b.errors ? 1 : 0;
+out:
+  if (b.csv != NULL)
+    fclose(b.csv);
+  pb_plot_free(b.plot);
+  gsl_rng_free(b.rng);
+  free(b.send);
+  free(b.recv);
+  free(b.expect);
+  pb_options_clear(&opt);
+  MPI_Finalize();
+  return status;
+}

@@ -1,0 +1,155 @@
+/*
+ * patbench's figures (see plot.h): the points are kept in memory, then
+ * written into one gnuplot script as inline data blocks and drawn by
+ * running gnuplot on it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot.h"
+
+typedef struct point {
+  size_t bytes;
+  char pattern[64], alg[32];
+  double imbalance, median, speedup, absorption;
+} point;
+
+struct pb_plot {
+  point *p;
+  size_t n, cap;
+};
+
+pb_plot *pb_plot_alloc(void) { return calloc(1, sizeof(pb_plot)); }
+
+void pb_plot_free(pb_plot *plot) {
+  if (plot != NULL)
+    free(plot->p);
+  free(plot);
+}
+
+int pb_plot_add(pb_plot *plot, size_t bytes, const char *pattern,
+                double imbalance, const char *alg, double median,
+                double speedup, double absorption) {
+  point *q;
+  if (plot->n == plot->cap) {
+    size_t want = plot->cap ? 2 * plot->cap : 64;
+    point *bigger = realloc(plot->p, want * sizeof *bigger);
+    if (bigger == NULL)
+      return 1;
+    plot->p = bigger;
+    plot->cap = want;
+  }
+  q = &plot->p[plot->n++];
+  q->bytes = bytes;
+  snprintf(q->pattern, sizeof q->pattern, "%s", pattern);
+  snprintf(q->alg, sizeof q->alg, "%s", alg);
+  q->imbalance = imbalance;
+  q->median = median;
+  q->speedup = speedup;
+  q->absorption = absorption;
+  return 0;
+}
+
+static int same_group(const point *a, const point *b) {
+  return a->bytes == b->bytes && strcmp(a->pattern, b->pattern) == 0;
+}
+
+/* A file-name-safe copy of a pattern spec. */
+static void safe(const char *in, char *out, size_t len) {
+  size_t i = 0;
+  for (; in[i] != '\0' && i + 1 < len; i++)
+    out[i] = (in[i] == ':' || in[i] == '/' || in[i] == ' ') ? '_' : in[i];
+  out[i] = '\0';
+}
+
+/* Writes the figures of the group starting at point g0. */
+static void group_script(FILE *f, const pb_plot *plot, size_t g0,
+                         const char *prefix, int nranks, int *figures) {
+  static const struct {
+    const char *name, *ylabel;
+    int column;
+  } kinds[] = {{"runtime", "median time-to-solution (ms)", 2},
+               {"speedup", "speedup over the reference (median ratio)", 3},
+               {"absorption", "absorption (ms)", 4}};
+  const point *g = &plot->p[g0];
+  char algs[16][32], pat[64];
+  int nalgs = 0, several = 0;
+  for (size_t i = g0; i < plot->n; i++) {
+    int seen = 0;
+    if (!same_group(&plot->p[i], g))
+      continue;
+    for (int a = 0; a < nalgs; a++)
+      seen |= strcmp(algs[a], plot->p[i].alg) == 0;
+    if (!seen && nalgs < 16)
+      snprintf(algs[nalgs++], sizeof algs[0], "%s", plot->p[i].alg);
+    several |= plot->p[i].imbalance != g->imbalance;
+  }
+  if (!several)
+    return;
+  for (int a = 0; a < nalgs; a++) {
+    fprintf(f, "$g%zu_%d << EOD\n", g0, a);
+    for (size_t i = g0; i < plot->n; i++)
+      if (same_group(&plot->p[i], g) && strcmp(plot->p[i].alg, algs[a]) == 0)
+        fprintf(f, "%.9g %.9g %.9g %.9g\n", plot->p[i].imbalance * 1e3,
+                plot->p[i].median * 1e3, plot->p[i].speedup,
+                plot->p[i].absorption * 1e3);
+    fprintf(f, "EOD\n");
+  }
+  safe(g->pattern, pat, sizeof pat);
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+    for (int t = 0; t < 2; t++) {
+      fprintf(f, "set terminal %s\n",
+              t ? "svg size 800,500" : "png size 800,500");
+      fprintf(f, "set output '%s-%zuB-%s-%s.%s'\n", prefix, g->bytes, pat,
+              kinds[k].name, t ? "svg" : "png");
+      fprintf(f, "set title 'P = %d, %zu B, pattern %s'\n", nranks, g->bytes,
+              g->pattern);
+      fprintf(f, "set xlabel 'imbalance (ms)'\nset ylabel '%s'\n",
+              kinds[k].ylabel);
+      fprintf(f, "set key top left\nset grid\nplot ");
+      for (int a = 0; a < nalgs; a++)
+        fprintf(f, "%s$g%zu_%d using 1:%d with linespoints title '%s'",
+                a ? ", " : "", g0, a, kinds[k].column, algs[a]);
+      fprintf(f, "\n");
+      (*figures)++;
+    }
+}
+
+int pb_plot_write(const pb_plot *plot, const char *prefix, int nranks,
+                  char *msg, size_t len) {
+  char script[4096], cmd[4200];
+  FILE *f;
+  int rc = 1, figures = 0;
+  snprintf(script, sizeof script, "%s.gp", prefix);
+  f = fopen(script, "w");
+  if (f == NULL) {
+    snprintf(msg, len, "cannot write %s", script);
+    goto out;
+  }
+  fprintf(f, "# patbench figures: gnuplot %s\n", script);
+  for (size_t i = 0; i < plot->n; i++) {
+    int first = 1;
+    for (size_t j = 0; j < i && first; j++)
+      first = !same_group(&plot->p[j], &plot->p[i]);
+    if (first)
+      group_script(f, plot, i, prefix, nranks, &figures);
+  }
+  fclose(f);
+  if (figures == 0) {
+    snprintf(msg, len,
+             "nothing to plot: no message size and pattern has two or more "
+             "imbalances");
+    goto out;
+  }
+  snprintf(cmd, sizeof cmd, "gnuplot '%s'", script);
+  if (system(cmd) != 0) {
+    snprintf(msg, len, "'%s' failed (is gnuplot installed?)", cmd);
+    goto out;
+  }
+  snprintf(msg, len, "wrote %d figures %s-*.png/.svg (script %s)", figures,
+           prefix, script);
+  rc = 0;
+out:
+  return rc;
+}
