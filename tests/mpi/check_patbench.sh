@@ -1,0 +1,48 @@
+#!/bin/sh
+# Checks what a patbench smoke run wrote (see tests/CMakeLists.txt):
+#   check_patbench.sh CSV PLOT_PREFIX REPS DELAY_S
+# - every configuration has the same algorithms, the oracle and every
+#   algorithm of the table among them (patreduce_info lists the table);
+# - n = REPS - 1 (the first repetition dropped), medians > 0 and inside
+#   their bootstrap interval, min <= median <= max;
+# - with pattern single at imbalance DELAY_S, every time-to-solution is at
+#   least 0.9 DELAY_S (the late rank's delay is in it);
+# - the figures exist.
+set -eu
+csv=$1 prefix=$2 reps=$3 delay=$4 info=$5
+[ -s "$csv" ] || { echo "no CSV $csv"; exit 1; }
+algs=$("$info" | awk '/^Algorithms/{on=1;next} on&&/^$/{exit} on{print $1}')
+for a in $algs oracle; do
+  grep -q ",$a," "$csv" || { echo "no rows for $a"; exit 1; }
+done
+awk -F, -v reps="$reps" -v delay="$delay" '
+  NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+  {
+    key = $col["bytes"] "/" $col["pattern"] "/" $col["imbalance"]
+    n[key]++
+    if ($col["n"] != reps - 1) { print "n =", $col["n"], "in", key; bad = 1 }
+    med = $col["tts_median"]
+    if (!(med > 0 && $col["tts_min"] <= med && med <= $col["tts_max"] &&
+          $col["tts_ci_lo"] <= med && med <= $col["tts_ci_hi"])) {
+      print "inconsistent summary:", $0; bad = 1
+    }
+    if ($col["pattern"] == "single" && $col["imbalance_s"] == delay &&
+        $col["tts_min"] < 0.9 * delay) {
+      print "delay missing from time-to-solution:", $0; bad = 1
+    }
+  }
+  END {
+    for (k in n) {
+      if (first == "") first = n[k]
+      if (n[k] != first) { print "configurations differ in algorithms"; bad = 1 }
+    }
+    if (NR < 2) bad = 1
+    exit bad
+  }' "$csv"
+for kind in runtime speedup absorption; do
+  for ext in png svg; do
+    ls "$prefix"-*-"$kind"."$ext" >/dev/null 2>&1 ||
+      { echo "no $kind.$ext figure"; exit 1; }
+  done
+done
+echo "patbench output OK"
