@@ -40,6 +40,7 @@
 #include "plot.h"
 #include "reduce/pat_pat.h"
 #include "reduce/pat_reduce.h"
+#include "reduce/pat_trace.h"
 
 /* What one process needs to run and time the calls. */
 typedef struct bench {
@@ -53,6 +54,8 @@ typedef struct bench {
   void *send, *recv, *expect;
   gsl_rng *rng; /* rank 0: patterns, bootstrap, permutations */
   FILE *csv;
+  FILE *trace;   /* rank 0: the --trace JSON, NULL if not asked */
+  int trace_pid; /* one trace "process" per configuration and algorithm */
   pb_plot *plot;
   int errors;
   int config, nconfigs;
@@ -136,6 +139,86 @@ static void progress(const bench *b, const char *what, int rep, int reps) {
     fprintf(stderr, "patbench: [%d/%d] %s\n", b->config, b->nconfigs, what);
 }
 
+enum { TRACE_CAP = 1024 }; /* events per rank and call */
+
+/* Gathers the traced call of every rank to rank 0 and appends it to the
+ * trace file: one "process" per configuration and algorithm, one "thread"
+ * per rank, a slice for the delay, one for the whole call and one per
+ * send, receive and combine.  Times in microseconds from the earliest
+ * arrival. */
+static void trace_write(bench *b, const char *what, int alg,
+                        pat_trace_event *ev, int n, const double *stamps,
+                        double delay) {
+  int *counts = NULL, *displs = NULL, total = 0, bytes = n * (int)sizeof *ev;
+  pat_trace_event *all = NULL;
+  double *st = NULL, t0 = INFINITY;
+  if (b->rank == 0) {
+    counts = malloc((size_t)b->size * sizeof *counts);
+    displs = malloc((size_t)b->size * sizeof *displs);
+    st = malloc((size_t)b->size * 3 * sizeof *st);
+  }
+  for (int i = 0; i < n; i++) { /* onto rank 0's clock */
+    ev[i].t0 += b->offset;
+    ev[i].t1 += b->offset;
+  }
+  MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  for (int i = 0; b->rank == 0 && i < b->size; i++) {
+    displs[i] = total;
+    total += counts[i];
+  }
+  if (b->rank == 0)
+    all = malloc(total > 0 ? (size_t)total : 1);
+  MPI_Gatherv(ev, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0,
+              MPI_COMM_WORLD);
+  MPI_Gather((double[3]){stamps[0], stamps[1], delay}, 3, MPI_DOUBLE, st, 3,
+             MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (b->rank != 0)
+    goto out;
+  for (int i = 0; i < b->size; i++)
+    t0 = fmin(t0, st[3 * i]);
+  b->trace_pid++;
+  fprintf(b->trace,
+          "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
+          "\"args\":{\"name\":\"%s: %s\"}}",
+          b->trace_pid > 1 ? ",\n" : "", b->trace_pid, what, pb_alg_name(alg));
+  for (int i = 0; i < b->size; i++) {
+    const pat_trace_event *e =
+        (const pat_trace_event *)((char *)all + displs[i]);
+    double in = (st[3 * i] - t0) * 1e6, out = (st[3 * i + 1] - t0) * 1e6;
+    fprintf(b->trace,
+            ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,"
+            "\"tid\":%d,\"args\":{\"name\":\"rank %d\"}}",
+            b->trace_pid, i, i);
+    if (st[3 * i + 2] > 0)
+      fprintf(b->trace,
+              ",\n{\"name\":\"late\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,"
+              "\"ts\":%.3f,\"dur\":%.3f}",
+              b->trace_pid, i, in - st[3 * i + 2] * 1e6, st[3 * i + 2] * 1e6);
+    fprintf(b->trace,
+            ",\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,"
+            "\"ts\":%.3f,\"dur\":%.3f}",
+            pb_alg_name(alg), b->trace_pid, i, in, out - in);
+    for (int k = 0; k < counts[i] / (int)sizeof *e; k++) {
+      char name[64];
+      if (e[k].kind == PAT_TRACE_COMBINE)
+        snprintf(name, sizeof name, "combine");
+      else
+        snprintf(name, sizeof name, "%s %s %d", pat_trace_kind_name(e[k].kind),
+                 e[k].kind == PAT_TRACE_SEND ? "to" : "from", e[k].peer);
+      fprintf(b->trace,
+              ",\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,"
+              "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"count\":%d}}",
+              name, b->trace_pid, i, (e[k].t0 - t0) * 1e6,
+              (e[k].t1 - e[k].t0) * 1e6, e[k].count);
+    }
+  }
+out:
+  free(counts);
+  free(displs);
+  free(all);
+  free(st);
+}
+
 /* Runs one configuration: delays[rep * size + rank].  On rank 0 fills s. */
 static int run_config(bench *b, const int *algs, int nalgs,
                       const double *delays, double window, const char *what,
@@ -143,9 +226,13 @@ static int run_config(bench *b, const int *algs, int nalgs,
   const pb_options *o = b->opt;
   int reps = o->reps, rc = MPI_SUCCESS;
   double *stamps = malloc((size_t)nalgs * 2 * sizeof *stamps);
+  pat_trace_event *events =
+      o->trace ? malloc((size_t)nalgs * TRACE_CAP * sizeof *events) : NULL;
+  size_t *nevents = calloc((size_t)nalgs, sizeof *nevents);
   double *all =
       b->rank == 0 ? malloc((size_t)b->size * nalgs * 2 * sizeof *all) : NULL;
-  if (stamps == NULL || (b->rank == 0 && all == NULL)) {
+  if (stamps == NULL || nevents == NULL || (o->trace && events == NULL) ||
+      (b->rank == 0 && all == NULL)) {
     rc = MPI_ERR_NO_MEM;
     goto out;
   }
@@ -168,10 +255,16 @@ static int run_config(bench *b, const int *algs, int nalgs,
         MPI_Barrier(MPI_COMM_WORLD);
         sleep_seconds(row[b->rank]);
       }
+      /* --trace: the last repetition */
+      if (events != NULL && r == reps - 1)
+        pat_trace_start(MPI_COMM_WORLD, events + (size_t)k * TRACE_CAP,
+                        TRACE_CAP);
       stamps[2 * k] = now(b);
       if (call(b, alg, row) != MPI_SUCCESS)
         b->errors++;
       stamps[2 * k + 1] = now(b);
+      if (events != NULL && r == reps - 1)
+        pat_trace_stop(MPI_COMM_WORLD, &nevents[k], NULL);
       b->errors += check(b, alg);
     }
     MPI_Gather(stamps, 2 * nalgs, MPI_DOUBLE, all, 2 * nalgs, MPI_DOUBLE, 0,
@@ -191,11 +284,17 @@ static int run_config(bench *b, const int *algs, int nalgs,
       s->imbalance[k * reps + r] = last - lo;
     }
   }
+  for (int k = 0; events != NULL && k < nalgs; k++)
+    trace_write(b, what, algs[k], events + (size_t)k * TRACE_CAP,
+                (int)nevents[k], stamps + 2 * k,
+                delays[(size_t)(reps - 1) * b->size + b->rank]);
   progress(b, what, reps, reps);
   if (b->rank == 0 && !o->quiet && isatty(2))
     fprintf(stderr, "\n");
 out:
   free(stamps);
+  free(events);
+  free(nevents);
   free(all);
   return rc;
 }
@@ -453,6 +552,20 @@ int main(int argc, char **argv) {
     }
     if (opt.plot != NULL)
       b.plot = pb_plot_alloc();
+    if (opt.trace != NULL) {
+      b.trace = fopen(opt.trace, "w");
+      if (b.trace == NULL)
+        fprintf(stderr, "patbench: cannot write %s\n", opt.trace);
+      else
+        fprintf(b.trace, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+    }
+  }
+  /* every rank must know whether the trace goes somewhere */
+  {
+    int tracing = b.rank == 0 ? b.trace != NULL : 0;
+    MPI_Bcast(&tracing, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!tracing)
+      opt.trace = NULL;
   }
   for (int i = 0; i < opt.nsizes; i++) {
     rc = bench_size(&b, opt.sizes[i]);
@@ -463,6 +576,12 @@ int main(int argc, char **argv) {
   if (b.rank == 0) {
     if (b.csv != NULL)
       printf("\npatbench: wrote %s\n", opt.output);
+    if (b.trace != NULL) {
+      fprintf(b.trace, "\n]}\n");
+      printf("patbench: wrote %s (the last repetition of every "
+             "configuration; open it in https://ui.perfetto.dev)\n",
+             opt.trace);
+    }
     if (b.plot != NULL &&
         pb_plot_write(b.plot, opt.plot, b.size, why, sizeof why) != 0) {
       fprintf(stderr, "patbench: --plot: %s\n", why);
@@ -476,6 +595,8 @@ int main(int argc, char **argv) {
 out:
   if (b.csv != NULL)
     fclose(b.csv);
+  if (b.trace != NULL)
+    fclose(b.trace);
   pb_plot_free(b.plot);
   gsl_rng_free(b.rng);
   free(b.send);

@@ -27,6 +27,10 @@ struct pat_comm_state {
   int sched_used;        /* the last call ran sched */
   /* localredirect: smoothed time of one transfer of lr_bytes */
   double lr_transfer, lr_bytes;
+  /* tracing (pat_trace_start): the caller's buffer, NULL when off */
+  int trace_on;
+  pat_trace_event *trace;
+  size_t trace_cap, trace_n, trace_dropped;
 };
 
 static int pat_state_keyval = MPI_KEYVAL_INVALID;
@@ -255,4 +259,63 @@ out:
   st->sched_used = err == PAT_SUCCESS;
   *out = err == PAT_SUCCESS ? st->sched : NULL;
   return err;
+}
+
+/* ---- tracing ------------------------------------------------------------ */
+
+int pat_trace_start(MPI_Comm comm, pat_trace_event *events, size_t capacity) {
+  pat_comm_state *st = NULL;
+  int rc = pat_comm_state_get(comm, &st);
+  if (rc != MPI_SUCCESS)
+    goto out;
+  if (events == NULL && capacity > 0) {
+    rc = MPI_ERR_ARG;
+    goto out;
+  }
+  st->trace_on = 1;
+  st->trace = events;
+  st->trace_cap = events != NULL ? capacity : 0;
+  st->trace_n = st->trace_dropped = 0;
+out:
+  return rc;
+}
+
+int pat_trace_stop(MPI_Comm comm, size_t *stored, size_t *dropped) {
+  pat_comm_state *st = pat_comm_state_find(comm);
+  int rc = MPI_SUCCESS;
+  if (st == NULL || !st->trace_on) {
+    rc = MPI_ERR_OTHER;
+    goto out;
+  }
+  if (stored != NULL)
+    *stored = st->trace_n;
+  if (dropped != NULL)
+    *dropped = st->trace_dropped;
+  st->trace_on = 0;
+  st->trace = NULL;
+  st->trace_cap = st->trace_n = st->trace_dropped = 0;
+out:
+  return rc;
+}
+
+const char *pat_trace_kind_name(pat_trace_kind kind) {
+  static const char *const names[PAT_TRACE_KIND_COUNT] = {"send", "recv",
+                                                          "combine"};
+  return (unsigned)kind < PAT_TRACE_KIND_COUNT ? names[kind] : "unknown";
+}
+
+int pat_trace_on(const pat_call *call) {
+  return call->state != NULL && call->state->trace_on;
+}
+
+void pat_trace_note(const pat_call *call, pat_trace_kind kind, int peer,
+                    int count, double t0, double t1) {
+  pat_comm_state *st = call->state;
+  if (st == NULL || !st->trace_on)
+    return;
+  if (st->trace_n < st->trace_cap)
+    st->trace[st->trace_n++] = (pat_trace_event){
+        .t0 = t0, .t1 = t1, .kind = kind, .peer = peer, .count = count};
+  else
+    st->trace_dropped++;
 }

@@ -92,7 +92,7 @@ int pat_exec_run(const pat_schedule *sched, const pat_call *call) {
   }
   while (i < nops && rc == MPI_SUCCESS) {
     int round = ops[i].round, end = i, nreq = 0, nrecv = 0;
-    double t0;
+    double t0, posted = PMPI_Wtime();
     while (end < nops && ops[end].round == round)
       end++;
     /* communication of the round */
@@ -119,6 +119,13 @@ int pat_exec_run(const pat_schedule *sched, const pat_call *call) {
       if (rc == MPI_SUCCESS)
         rc = wrc;
     }
+    /* tracing: a round's transfers share one interval (one Waitall) */
+    for (int k = i; k < end && pat_trace_on(call); k++)
+      if (ops[k].kind == PAT_SCHED_RECV || ops[k].kind == PAT_SCHED_SEND)
+        pat_trace_note(call,
+                       ops[k].kind == PAT_SCHED_RECV ? PAT_TRACE_RECV
+                                                     : PAT_TRACE_SEND,
+                       ops[k].peer, ops[k].count, posted, PMPI_Wtime());
     /* local operations of the round, in order */
     for (int k = i; k < end && rc == MPI_SUCCESS; k++) {
       const pat_sched_op *op = &ops[k];
@@ -129,9 +136,12 @@ int pat_exec_run(const pat_schedule *sched, const pat_call *call) {
       rc = rd_at(&s, op->src, op->offset, extent, &from);
       if (rc == MPI_SUCCESS)
         rc = wr_at(&s, op->dst, op->offset, extent, &to);
-      if (rc == MPI_SUCCESS && op->kind == PAT_SCHED_COMBINE)
+      if (rc == MPI_SUCCESS && op->kind == PAT_SCHED_COMBINE) {
+        double c0 = PMPI_Wtime();
         rc = pat_local_combine(from, to, op->count, call->datatype, call->op);
-      else if (rc == MPI_SUCCESS)
+        pat_trace_note(call, PAT_TRACE_COMBINE, -1, op->count, c0,
+                       PMPI_Wtime());
+      } else if (rc == MPI_SUCCESS)
         rc = pat_local_copy(from, to, op->count, call->datatype);
     }
     /* the PAT layer learns the round cost from receiving rounds */

@@ -13,6 +13,7 @@
 #include "reduce/pat_pat.h"
 #include "reduce/pat_reduce.h"
 #include "reduce/pat_schedule.h"
+#include "reduce/pat_trace.h"
 
 /* ---- one call --------------------------------------------------------- */
 
@@ -225,6 +226,12 @@ void pat_comm_state_lr_observe(pat_comm_state *st, double bytes,
 
 /* The schedule that served the last scheduled call, or NULL. */
 const pat_schedule *pat_comm_state_last_schedule(const pat_comm_state *st);
+
+/* Tracing (include/reduce/pat_trace.h): whether it is on for the call's
+ * communicator, and one interval to record. */
+int pat_trace_on(const pat_call *call);
+void pat_trace_note(const pat_call *call, pat_trace_kind kind, int peer,
+                    int count, double t0, double t1);
 
 /* A schedule of alg for params and this rank, built or reused from the
  * state's cache.  Owned by the state.  Returns a pat_reduce_error. */

@@ -287,6 +287,7 @@ out:
 static int merge_left(lr *s) {
   const pat_call *c = s->call;
   int rc = MPI_SUCCESS;
+  double t0 = PMPI_Wtime();
   if (c->commutative && !(s->pos == s->last && c->rank == c->root)) {
     rc = pat_local_combine(s->acc, s->in, c->count, c->datatype, c->op);
     s->acc = s->in;
@@ -297,6 +298,7 @@ static int merge_left(lr *s) {
   }
   if (rc != MPI_SUCCESS)
     goto out;
+  pat_trace_note(c, PAT_TRACE_COMBINE, -1, c->count, t0, PMPI_Wtime());
   s->lo = s->l_newlo;
   rc = start_left(s);
 out:
@@ -531,9 +533,13 @@ int pat_localredirect_run(const pat_call *c) {
     case RQ_DATA:
       s.l_data = 1;
       observe(&s, s.l_ok_at > s.l_ready_at ? s.l_ok_at : s.l_ready_at);
+      pat_trace_note(c, PAT_TRACE_RECV, st.MPI_SOURCE, c->count, s.l_ok_at,
+                     PMPI_Wtime());
       break;
     case RQ_SEND:
       observe(&s, s.sent_at);
+      pat_trace_note(c, PAT_TRACE_SEND, rank_of(&s, s.tgt), c->count, s.sent_at,
+                     PMPI_Wtime());
       break;
     default:
       flag = 1;
@@ -552,6 +558,8 @@ int pat_localredirect_run(const pat_call *c) {
   if (rc == MPI_SUCCESS && s.rq[RQ_SEND] != MPI_REQUEST_NULL) {
     rc = PMPI_Wait(&s.rq[RQ_SEND], MPI_STATUS_IGNORE);
     observe(&s, s.sent_at);
+    pat_trace_note(c, PAT_TRACE_SEND, rank_of(&s, s.tgt), c->count, s.sent_at,
+                   PMPI_Wtime());
   }
   if (rc == MPI_SUCCESS && s.transfer > 0 && c->state != NULL)
     pat_comm_state_lr_observe(c->state, c->bytes, s.transfer);
