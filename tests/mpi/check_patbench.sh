@@ -1,15 +1,16 @@
 #!/bin/sh
 # Checks what a patbench smoke run wrote (see tests/CMakeLists.txt):
-#   check_patbench.sh CSV PLOT_PREFIX REPS DELAY_S
+#   check_patbench.sh CSV PLOT_PREFIX REPS DELAY_S PATREDUCE_INFO TRACE
 # - every configuration has the same algorithms, the oracle and every
 #   algorithm of the table among them (patreduce_info lists the table);
 # - n = REPS - 1 (the first repetition dropped), medians > 0 and inside
 #   their bootstrap interval, min <= median <= max;
 # - with pattern single at imbalance DELAY_S, every time-to-solution is at
 #   least 0.9 DELAY_S (the late rank's delay is in it);
-# - the figures exist.
+# - the figures exist;
+# - the trace is a JSON object with send, receive and combine slices.
 set -eu
-csv=$1 prefix=$2 reps=$3 delay=$4 info=$5
+csv=$1 prefix=$2 reps=$3 delay=$4 info=$5 trace=$6
 [ -s "$csv" ] || { echo "no CSV $csv"; exit 1; }
 algs=$("$info" | awk '/^Algorithms/{on=1;next} on&&/^$/{exit} on{print $1}')
 for a in $algs oracle; do
@@ -44,5 +45,11 @@ for kind in runtime speedup absorption; do
     ls "$prefix"-*-"$kind"."$ext" >/dev/null 2>&1 ||
       { echo "no $kind.$ext figure"; exit 1; }
   done
+done
+head -c 40 "$trace" | grep -q '^{"displayTimeUnit":"ns","traceEvents":\[' ||
+  { echo "trace does not start as a trace-event object"; exit 1; }
+tail -c 4 "$trace" | grep -q ']}' || { echo "trace not closed"; exit 1; }
+for slice in '"send to [0-9]*"' '"recv from [0-9]*"' '"combine"' '"late"'; do
+  grep -q "$slice" "$trace" || { echo "no $slice slice in the trace"; exit 1; }
 done
 echo "patbench output OK"
