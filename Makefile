@@ -19,8 +19,12 @@ build: deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
+# patbench at NP ranks: rank NP-1 late by 0.5, 1 and 2 ms, 512 KiB per rank.
 demo: build
-	mpiexec -n $(NP) $(MPIEXEC_FLAGS) $(BUILD)/patdemo 1 60 65536
+	@mkdir -p $(BUILD)/demo
+	mpiexec -n $(NP) $(MPIEXEC_FLAGS) $(BUILD)/patbench --quiet --sizes 512K \
+	  --pattern single --imbalance 0.5ms,1ms,2ms --reps 40 \
+	  --output $(BUILD)/demo/demo.csv --plot $(BUILD)/demo/demo
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
