@@ -429,11 +429,9 @@ int pb_options_parse(int argc, char **argv, pb_options *o, FILE *out, char *why,
              reference, names);
     goto out;
   }
-  rc = 2;
-  for (int i = 0; i < o->nalgs; i++)
-    if (o->algs[i] == o->reference)
-      rc = 0;
-  if (rc != 0) {
+  for (c = 0; c < o->nalgs && o->algs[c] != o->reference; c++)
+    ;
+  if (c == o->nalgs) {
     snprintf(why, whylen, "--reference: '%s' is not among --algorithms",
              reference);
     goto out;
@@ -443,10 +441,10 @@ int pb_options_parse(int argc, char **argv, pb_options *o, FILE *out, char *why,
       snprintf(why, whylen,
                "--sizes: %zu bytes is not a whole number of %s (%zu bytes)",
                o->sizes[s], pb_types[o->type].name, pb_types[o->type].size);
-      rc = 2;
       goto out;
     }
   why[0] = '\0';
+  rc = 0;
 out:
   return rc;
 }

@@ -32,7 +32,6 @@
 #include <unistd.h>
 
 #include <gsl/gsl_rng.h>
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <mpi.h>
 
@@ -315,17 +314,6 @@ static void samples_free(samples *s) {
   free(s->imbalance);
 }
 
-static double median(const double *x, size_t n) {
-  double *c = malloc(n * sizeof *c), m = NAN;
-  if (c != NULL && n > 0) {
-    memcpy(c, x, n * sizeof *c);
-    gsl_sort(c, 1, n);
-    m = gsl_stats_median_from_sorted_data(c, 1, n);
-  }
-  free(c);
-  return m;
-}
-
 static void csv_header(FILE *f) {
   fprintf(f, "tag,nranks,bytes,count,datatype,op,root,pattern,imbalance,"
              "imbalance_s,algorithm,n,tts_min,tts_q25,tts_median,tts_mean,"
@@ -341,9 +329,12 @@ static void report(bench *b, const int *algs, int nalgs, samples *s,
   const pb_options *o = b->opt;
   size_t n = (size_t)s->reps - 1; /* the first repetition is dropped */
   int ref = 0;
+  double *xr, ref_med;
   for (int k = 0; k < nalgs; k++)
     if (algs[k] == o->reference)
       ref = k;
+  xr = s->tts + (size_t)ref * s->reps + 1;
+  ref_med = pb_median(xr, n);
   printf("\nP=%d, %zu B (%d %s), %s, root %d, pattern %s, imbalance %s, %zu "
          "reps\n",
          b->size, b->bytes, b->count, pb_types[o->type].name,
@@ -354,11 +345,10 @@ static void report(bench *b, const int *algs, int nalgs, samples *s,
   for (int k = 0; k < nalgs; k++) {
     pb_summary sum;
     double *x = s->tts + (size_t)k * s->reps + 1;
-    double *xr = s->tts + (size_t)ref * s->reps + 1;
     double p = k == ref ? 1 : pb_permutation_p(x, n, xr, n, o->perms, b->rng);
-    double ref_med = median(xr, n), rank_med, imb_med, absorb;
-    rank_med = median(s->rank_mean + (size_t)k * s->reps + 1, n);
-    imb_med = median(s->imbalance + (size_t)k * s->reps + 1, n);
+    double rank_med, imb_med, absorb;
+    rank_med = pb_median(s->rank_mean + (size_t)k * s->reps + 1, n);
+    imb_med = pb_median(s->imbalance + (size_t)k * s->reps + 1, n);
     pb_summarize(x, n, o->boot, b->rng, &sum);
     medians[k] = sum.median;
     absorb = balanced ? balanced[k] - sum.median + imb_med : 0;
@@ -446,7 +436,7 @@ static int bench_size(bench *b, size_t bytes) {
   if (b->rank == 0) {
     for (int k = 0; k < nalgs; k++) {
       balanced[k] =
-          median(s.tts + (size_t)k * o->reps + 1, (size_t)o->reps - 1);
+          pb_median(s.tts + (size_t)k * o->reps + 1, (size_t)o->reps - 1);
       slowest = fmax(slowest, balanced[k]);
     }
     ref_binomial = balanced[0];

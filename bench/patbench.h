@@ -98,6 +98,8 @@ typedef struct pb_summary {
  * bootstrap resamples drawn with rng. */
 void pb_summarize(double *x, size_t n, size_t boot, gsl_rng *rng,
                   pb_summary *s);
+/* Median of x[0..n-1] (n >= 1; x is left as it is). */
+double pb_median(const double *x, size_t n);
 /* Two-sided permutation test of median(a) / median(b) == 1: the share of
  * `perms` random relabellings of the pooled sample whose |log ratio of
  * medians| is at least the observed one, as (hits + 1) / (perms + 1). */

@@ -20,6 +20,16 @@ static double median_of(double *x, size_t n) {
   return gsl_stats_median_from_sorted_data(x, 1, n);
 }
 
+double pb_median(const double *x, size_t n) {
+  double *c = malloc(n * sizeof *c), m = NAN;
+  if (c != NULL && n > 0) {
+    memcpy(c, x, n * sizeof *c);
+    m = median_of(c, n);
+  }
+  free(c);
+  return m;
+}
+
 void pb_summarize(double *x, size_t n, size_t boot, gsl_rng *rng,
                   pb_summary *s) {
   double *meds = boot ? malloc(boot * sizeof *meds) : NULL;
