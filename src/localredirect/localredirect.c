@@ -459,6 +459,14 @@ static void observe(lr *s, double since) {
     s->transfer = t;
 }
 
+/* Our send to the target completed: its time for the patience estimate,
+ * its interval for the trace. */
+static void send_done(lr *s) {
+  observe(s, s->sent_at);
+  pat_trace_note(s->call, PAT_TRACE_SEND, rank_of(s, s->tgt), s->call->count,
+                 s->sent_at, PMPI_Wtime());
+}
+
 /* Forward the result from position P - 1 to a non-commutative root. */
 static int forward_result(lr *s) {
   const pat_call *c = s->call;
@@ -537,9 +545,7 @@ int pat_localredirect_run(const pat_call *c) {
                      PMPI_Wtime());
       break;
     case RQ_SEND:
-      observe(&s, s.sent_at);
-      pat_trace_note(c, PAT_TRACE_SEND, rank_of(&s, s.tgt), c->count, s.sent_at,
-                     PMPI_Wtime());
+      send_done(&s);
       break;
     default:
       flag = 1;
@@ -557,9 +563,7 @@ int pat_localredirect_run(const pat_call *c) {
   }
   if (rc == MPI_SUCCESS && s.rq[RQ_SEND] != MPI_REQUEST_NULL) {
     rc = PMPI_Wait(&s.rq[RQ_SEND], MPI_STATUS_IGNORE);
-    observe(&s, s.sent_at);
-    pat_trace_note(c, PAT_TRACE_SEND, rank_of(&s, s.tgt), c->count, s.sent_at,
-                   PMPI_Wtime());
+    send_done(&s);
   }
   if (rc == MPI_SUCCESS && s.transfer > 0 && c->state != NULL)
     pat_comm_state_lr_observe(c->state, c->bytes, s.transfer);
