@@ -58,6 +58,13 @@ typedef struct bench {
   pb_plot *plot;
   int errors;
   int config, nconfigs;
+  /* each algorithm runs on its own duplicate of MPI_COMM_WORLD, as in an
+   * application that uses only it: the PAT layer's stamp exchange, on
+   * once a communicator has served a clairvoyant call, then costs only
+   * clairvoyant and oracle */
+  int ncomms;
+  int comm_alg[PB_MAX_LIST + 1];
+  MPI_Comm comm[PB_MAX_LIST + 1];
 } bench;
 
 /* One configuration's samples, on rank 0: [alg][rep]. */
@@ -78,13 +85,33 @@ static void sleep_seconds(double s) {
 
 static double now(const bench *b) { return MPI_Wtime() + b->offset; }
 
-static int call(bench *b, int alg, const double *arrivals) {
-  return alg == PB_ALG_ORACLE
+/* The communicator of alg, duplicated on first use (every rank asks for
+ * the algorithms in the same order, so the duplication is collective). */
+static MPI_Comm comm_of(bench *b, int alg) {
+  int i = 0;
+  while (i < b->ncomms && b->comm_alg[i] != alg)
+    i++;
+  if (i == b->ncomms) {
+    b->comm_alg[i] = alg;
+    if (MPI_Comm_dup(MPI_COMM_WORLD, &b->comm[i]) != MPI_SUCCESS)
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    b->ncomms++;
+  }
+  return b->comm[i];
+}
+
+/* One call of alg on its communicator; warm_oracle: a clairvoyant call on
+ * the oracle's communicator, which measures the round cost it needs. */
+static int call(bench *b, int alg, const double *arrivals, int warm_oracle) {
+  MPI_Comm comm = comm_of(b, alg);
+  return alg == PB_ALG_ORACLE && !warm_oracle
              ? pat_reduce_clairvoyant_with(b->send, b->recv, b->count, b->type,
-                                           b->op, b->root, MPI_COMM_WORLD,
-                                           arrivals, 0)
+                                           b->op, b->root, comm, arrivals, 0)
+         : alg == PB_ALG_ORACLE
+             ? pat_reduce_clairvoyant(b->send, b->recv, b->count, b->type,
+                                      b->op, b->root, comm)
              : pat_reduce_using((pat_reduce_alg)alg, b->send, b->recv, b->count,
-                                b->type, b->op, b->root, MPI_COMM_WORLD);
+                                b->type, b->op, b->root, comm);
 }
 
 /* Fills the send buffer with small integers (exact in every datatype and
@@ -256,14 +283,14 @@ static int run_config(bench *b, const int *algs, int nalgs,
       }
       /* --trace: the last repetition */
       if (events != NULL && r == reps - 1)
-        pat_trace_start(MPI_COMM_WORLD, events + (size_t)k * TRACE_CAP,
+        pat_trace_start(comm_of(b, alg), events + (size_t)k * TRACE_CAP,
                         TRACE_CAP);
       stamps[2 * k] = now(b);
-      if (call(b, alg, row) != MPI_SUCCESS)
+      if (call(b, alg, row, 0) != MPI_SUCCESS)
         b->errors++;
       stamps[2 * k + 1] = now(b);
       if (events != NULL && r == reps - 1)
-        pat_trace_stop(MPI_COMM_WORLD, &nevents[k], NULL);
+        pat_trace_stop(comm_of(b, alg), &nevents[k], NULL);
       b->errors += check(b, alg);
     }
     MPI_Gather(stamps, 2 * nalgs, MPI_DOUBLE, all, 2 * nalgs, MPI_DOUBLE, 0,
@@ -417,14 +444,15 @@ static int bench_size(bench *b, size_t bytes) {
     rc = MPI_ERR_NO_MEM;
     goto out;
   }
-  /* warm-up; clairvoyant calls also measure the round cost the oracle
-   * needs */
+  /* warm-up; clairvoyant calls (also on the oracle's communicator)
+   * measure the round cost the oracle needs */
   for (int w = 0; w < o->warmup + 3; w++)
     for (int k = 0; k < nalgs; k++) {
-      int alg = algs[k] == PB_ALG_ORACLE ? PAT_REDUCE_ALG_CLAIRVOYANT : algs[k];
-      if (w >= o->warmup && alg != PAT_REDUCE_ALG_CLAIRVOYANT)
+      int pat = algs[k] == PB_ALG_ORACLE ||
+                algs[k] == PAT_REDUCE_ALG_CLAIRVOYANT;
+      if (w >= o->warmup && !pat)
         continue;
-      if (call(b, alg, NULL) != MPI_SUCCESS)
+      if (call(b, algs[k], NULL, 1) != MPI_SUCCESS)
         b->errors++;
     }
   pb_pattern_parse("none", &none, what, sizeof what);
@@ -587,6 +615,8 @@ out:
     fclose(b.csv);
   if (b.trace != NULL)
     fclose(b.trace);
+  for (int i = 0; i < b.ncomms; i++)
+    MPI_Comm_free(&b.comm[i]);
   pb_plot_free(b.plot);
   gsl_rng_free(b.rng);
   free(b.send);

@@ -36,13 +36,23 @@ struct pat_comm_state {
 static int pat_state_keyval = MPI_KEYVAL_INVALID;
 static int pat_finalize_keyval = MPI_KEYVAL_INVALID;
 
+/* True once MPI_Finalize has marked MPI finalized.  Open MPI and MPICH
+ * delete MPI_COMM_SELF's attributes before that, with MPI usable; SimGrid
+ * SMPI deletes attributes after it, when no MPI call may be made, so then
+ * the state is left to the process's exit. */
+static int mpi_finalized(void) {
+  int done = 0;
+  PMPI_Finalized(&done);
+  return done;
+}
+
 static int state_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
   pat_comm_state *st = value;
   int rc = MPI_SUCCESS;
   (void)comm;
   (void)keyval;
   (void)extra;
-  if (st != NULL) {
+  if (st != NULL && !mpi_finalized()) {
     pat_state_free(st->pat);
     if (st->priv != MPI_COMM_NULL)
       rc = PMPI_Comm_free(&st->priv);
@@ -53,12 +63,14 @@ static int state_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
 }
 
 /* Runs at the start of MPI_Finalize, when MPI_COMM_SELF's attributes are
- * deleted: MPI is still fully usable here. */
+ * deleted: MPI is still fully usable here (except in SMPI, see above). */
 static int finalize_hook(MPI_Comm comm, int keyval, void *value, void *extra) {
   (void)comm;
   (void)keyval;
   (void)value;
   (void)extra;
+  if (mpi_finalized())
+    return MPI_SUCCESS;
   if (pat_state_keyval != MPI_KEYVAL_INVALID) {
     if (pat_comm_state_find(MPI_COMM_WORLD) != NULL)
       PMPI_Comm_delete_attr(MPI_COMM_WORLD, pat_state_keyval);
