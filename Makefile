@@ -33,7 +33,7 @@ demo: build
 	  --output $(BUILD)/demo/demo.csv --plot $(BUILD)/demo/demo
 	@if [ -x $(BUILD)/smpi/patbench ] && command -v smpirun >/dev/null; then \
 	  echo; echo "== The same at P = 128 in SimGrid SMPI (simulated time) =="; \
-	  PAT_REDUCE_EXCHANGE_INTERVAL=1000000 BUILD=$(BUILD) scripts/smpi-run \
+	  PAT_REDUCE_EXCHANGE_INTERVAL=0 BUILD=$(BUILD) scripts/smpi-run \
 	    128 curie patbench $(DEMO_ARGS) --reps 3 --warmup 2 \
 	    --algorithms binomial,native,localredirect,oracle \
 	    --output $(BUILD)/demo/smpi128.csv --plot $(BUILD)/demo/smpi128; \

@@ -4,7 +4,8 @@
  *
  * Principle: every rank must build the same schedule, so everything that
  * shapes it comes from exchanged data, observed at the same call on every
- * rank.  In call k (every PAT_REDUCE_EXCHANGE_INTERVAL calls) each rank
+ * rank.  In call k (every PAT_REDUCE_EXCHANGE_INTERVAL calls; 0: never,
+ * for a known round cost and told arrival times) each rank
  * contributes {arrival stamp, its measured round cost, message bytes} to a
  * non-blocking allgather; the allgather is completed, and its data
  * observed, at the start of call k + L (PAT_REDUCE_EXCHANGE_LAG), whatever
@@ -169,7 +170,8 @@ int pat_state_arrive(pat_state *ps, double *stamp) {
     ps->head = (ps->head + 1) % MAX_PENDING;
     ps->npending--;
   }
-  if (rc == MPI_SUCCESS && ps->calls % ps->cfg->exchange_interval == 0 &&
+  if (rc == MPI_SUCCESS && ps->cfg->exchange_interval > 0 &&
+      ps->calls % ps->cfg->exchange_interval == 0 &&
       ps->npending < MAX_PENDING) {
     pending *p = &ps->fifo[(ps->head + ps->npending) % MAX_PENDING];
     p->all = malloc((size_t)ps->nranks * FIELDS * sizeof *p->all);

@@ -28,7 +28,8 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                            "calls) or last"},
     [PAT_ENV_EXCHANGE_INTERVAL] = {"PAT_REDUCE_EXCHANGE_INTERVAL", "1",
                                    "exchange the arrival stamps every N "
-                                   "calls (N >= 1)"},
+                                   "calls (N >= 1); 0: never (the "
+                                   "predictor then sees no arrivals)"},
     [PAT_ENV_EXCHANGE_LAG] = {"PAT_REDUCE_EXCHANGE_LAG", "1",
                               "an exchange started in call k is completed "
                               "and used in call k + L (1 <= L <= 64)"},
@@ -115,7 +116,7 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
   }
   snprintf(cfg->predictor, sizeof cfg->predictor, "%s", predictor);
   if (!parse_long(cfg, PAT_ENV_EXCHANGE_INTERVAL,
-                  env_value(get, PAT_ENV_EXCHANGE_INTERVAL), 1, 1000000, &x))
+                  env_value(get, PAT_ENV_EXCHANGE_INTERVAL), 0, 1000000, &x))
     goto out;
   cfg->exchange_interval = (int)x;
   if (!parse_long(cfg, PAT_ENV_EXCHANGE_LAG,

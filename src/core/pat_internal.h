@@ -163,7 +163,8 @@ typedef struct pat_config {
   pat_reduce_alg algorithm;
   int verbose;           /* 0 quiet, 1 fallbacks, 2 every call */
   char predictor[64];    /* a valid predictor spec */
-  int exchange_interval; /* exchange the arrival stamps every N calls */
+  int exchange_interval; /* exchange the arrival stamps every N calls;
+                            0: never */
   int exchange_lag;      /* ... and use them L calls later */
   long clock_refresh;    /* re-estimate clock offsets every N calls, 0 never */
   int has_model;         /* PAT_REDUCE_MODEL was given and read */

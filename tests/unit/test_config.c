@@ -74,6 +74,26 @@ static void lr_patience_auto_seconds_or_error(void **state) {
   fake_env[2][1] = NULL;
 }
 
+static void exchange_interval_zero_is_never(void **state) {
+  pat_config cfg;
+  (void)state;
+  set_env(NULL, NULL);
+  fake_env[2][0] = "PAT_REDUCE_EXCHANGE_INTERVAL";
+  fake_env[2][1] = NULL;
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.exchange_interval, 1);
+  fake_env[2][1] = "0";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_SUCCESS);
+  assert_int_equal(cfg.exchange_interval, 0);
+  fake_env[2][1] = "-1";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
+  assert_non_null(strstr(cfg.why, "PAT_REDUCE_EXCHANGE_INTERVAL="));
+  fake_env[2][0] = NULL;
+  fake_env[2][1] = NULL;
+}
+
 static void algorithm_by_name_any_case(void **state) {
   pat_config cfg;
   (void)state;
@@ -163,6 +183,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(defaults_when_unset_or_empty),
       cmocka_unit_test(lr_patience_auto_seconds_or_error),
+      cmocka_unit_test(exchange_interval_zero_is_never),
       cmocka_unit_test(algorithm_by_name_any_case),
       cmocka_unit_test(unknown_algorithm_lists_valid_names),
       cmocka_unit_test(bad_verbosity_is_an_error),
