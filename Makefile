@@ -9,7 +9,7 @@ MPIEXEC_FLAGS ?= --oversubscribe --bind-to none --mca mpi_yield_when_idle 1
 export OMPI_ALLOW_RUN_AS_ROOT = 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
 
-.PHONY: all deps build demo test clean
+.PHONY: all deps build demo test reproduce clean
 all: build
 
 deps:
@@ -40,6 +40,10 @@ demo: build
 	else \
 	  echo "(SimGrid SMPI not installed or not built: no P = 128 part)"; \
 	fi
+
+# The thesis' experiments in SMPI: report/REPORT.md, report/fig, report/data.
+reproduce: build
+	BUILD=$(BUILD) scripts/reproduce.sh report
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

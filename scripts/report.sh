@@ -1,0 +1,203 @@
+#!/bin/sh
+# Writes OUTDIR/REPORT.md from the CSVs scripts/reproduce.sh left in
+# OUTDIR/data: a table of our figures next to the thesis' (Marendić 2016,
+# as quoted in DESIGN.md), then one table and the figures per experiment.
+#
+# usage: scripts/report.sh [OUTDIR]     (default report)
+set -eu
+out=${1:-report}
+data=$out/data
+md=$out/REPORT.md
+
+# pivot CSV: a Markdown table, one row per pattern and imbalance, one
+# column per algorithm: median time-to-solution in ms and the speedup over
+# binomial
+pivot() {
+  awk -F, '
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    {
+      row = $c["pattern"] " " $c["imbalance"]
+      a = $c["algorithm"]
+      if (!(row in seenr)) { seenr[row] = 1; rows[++nr] = row }
+      if (!(a in seena)) { seena[a] = 1; algs[++na] = a }
+      cell[row, a] = sprintf("%.3f (%.2f)", $c["tts_median"] * 1e3,
+                             $c["speedup"])
+    }
+    END {
+      printf "| pattern, imbalance |"
+      for (j = 1; j <= na; j++) printf " %s |", algs[j]
+      printf "\n|---|"
+      for (j = 1; j <= na; j++) printf "---|"
+      printf "\n"
+      for (i = 1; i <= nr; i++) {
+        printf "| %s |", rows[i]
+        for (j = 1; j <= na; j++) printf " %s |", cell[rows[i], algs[j]]
+        printf "\n"
+      }
+    }' "$1"
+}
+
+# best CSV ALG: the largest speedup of ALG over binomial and where
+best() {
+  awk -F, -v alg="$2" '
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["algorithm"] == alg && $c["speedup"] + 0 > b {
+      b = $c["speedup"] + 0; at = $c["imbalance"]
+    }
+    END { if (b > 0) printf "%.3f (at %s)", b, at; else printf "n/a" }' "$1"
+}
+
+# balanced CSV ALG: ALG's median over binomial's with nobody late
+balanced() {
+  awk -F, -v alg="$2" '
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["pattern"] == "none" { m[$c["algorithm"]] = $c["tts_median"] }
+    END {
+      if (m["binomial"] > 0 && m[alg] > 0) printf "%.3f", m[alg] / m["binomial"]
+      else printf "n/a"
+    }' "$1"
+}
+
+# speedups CSV ALG PATTERN_PREFIX: "pattern: speedup" for each matching row
+speedups() {
+  awk -F, -v alg="$2" -v pre="$3" '
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["algorithm"] == alg && index($c["pattern"], pre) == 1 {
+      printf "%s%s %.3f", sep, $c["pattern"], $c["speedup"]; sep = ", "
+    }' "$1"
+}
+
+# total CSV ALG: the sum of the time-to-solution over the timed calls, s
+total() {
+  awk -F, -v alg="$2" '
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["algorithm"] == alg && $c["pattern"] != "none" {
+      printf "%.4f", $c["tts_mean"] * $c["n"]
+    }' "$1"
+}
+
+# figures NAME: Markdown links to NAME's PNG figures
+figures() {
+  for f in "$out"/fig/"$1"-*.png; do
+    [ -e "$f" ] || continue
+    b=$(basename "$f")
+    printf '![%s](fig/%s)\n' "$b" "$b"
+  done
+}
+
+section() { # NAME TITLE TEXT
+  [ -s "$data/$1.csv" ] || return 0
+  printf '\n## %s\n\n%s\n\nMedian time-to-solution in ms (speedup over binomial); data: `data/%s.csv`, full table with CIs: `data/%s.txt`.\n\n' \
+    "$2" "$3" "$1" "$1"
+  pivot "$data/$1.csv"
+  printf '\n'
+  figures "$1"
+}
+
+s128=$data/single_p128.csv
+big=$(ls "$data"/single_p*.csv 2>/dev/null | grep -v single_p128 | head -1 || true)
+{
+  cat <<'EOF'
+# patreduce: reproduction of the thesis' experiments in simulation
+
+Written by `make reproduce` (`scripts/reproduce.sh`, then
+`scripts/report.sh`).  Every number is simulated time from SimGrid SMPI on
+the CURIE-like platform `bench/platforms/curie.xml` (alpha 2.66 us, beta
+4.8179e-10 s/B), with the library charging gamma = 1.6654e-10 s/B for every
+combine it performs (`bench/platforms/curie.model`) and the smpirun flags
+of `bench/platforms/smpirun.flags` (no real CPU time enters the
+simulation, so every run is bit-for-bit reproducible).  Time-to-solution is
+max(exit) - min(arrival) of one call; the late ranks sleep (in simulated
+time) before they call.
+
+What to keep in mind:
+
+- **`native` is SMPI's own `MPI_Reduce`** (`--cfg=smpi/reduce:binomial`
+  unless said otherwise).  SMPI's reduces **combine for free** in simulated
+  time, while ours pay gamma per byte combined, so `native` has an
+  advantage of up to log2(P) gamma m that no algorithm of ours has.
+- **`oracle`** is the clairvoyant algorithm told the true arrival times;
+  **`clairvoyant`** predicts them (SMA(5) of the exchanged stamps).  The
+  predicted variant runs only in the trace experiment: its per-call stamp
+  exchange (an allgather over all ranks) takes SMPI seconds of real time
+  per call at P = 128, so elsewhere the exchange is switched off
+  (`PAT_REDUCE_EXCHANGE_INTERVAL=0`) and the oracle stands for a
+  clairvoyant whose predictions are right.
+- Imbalances written `Nx` are multiples of the balanced binomial
+  time-to-solution of the same size.
+- Patterns without randomness ran 3 repetitions (the first dropped, the
+  other two equal); random ones 21 (20 kept), so their medians are over 20
+  random draws.
+
+## Our figures next to the thesis'
+
+| experiment | quantity | thesis | ours |
+|---|---|---|---|
+EOF
+  if [ -s "$s128" ]; then
+    printf '| single late rank, P = 128, 1 MiB | clairvoyant best speedup over binomial | 1.67 measured, 1.75 = 2/(1+1/7) in theory | oracle %s |\n' \
+      "$(best "$s128" oracle)"
+    printf '| single late rank, P = 128, 1 MiB | local redirect best speedup | 1.49 | %s |\n' \
+      "$(best "$s128" localredirect)"
+    printf '| balanced, P = 128, 1 MiB | local redirect time / binomial time | 1.19-1.56 | %s |\n' \
+      "$(balanced "$s128" localredirect)"
+    printf '| single late rank, P = 128, 1 MiB | SMPI native binomial best speedup (combines for free) | - | %s |\n' \
+      "$(best "$s128" native)"
+  fi
+  if [ -n "$big" ] && [ -s "$big" ]; then
+    nb=$(basename "$big" .csv | sed 's/single_p//')
+    printf '| single late rank, P = %s, 1 MiB | oracle / local redirect best speedup | - (not in the thesis) | %s / %s |\n' \
+      "$nb" "$(best "$big" oracle)" "$(best "$big" localredirect)"
+  fi
+  if [ -s "$data/gamma_p128.csv" ]; then
+    printf '| gamma PATs, P = 128 | median speedup over binomial | +6-7%% | oracle: %s; local redirect: %s |\n' \
+      "$(speedups "$data/gamma_p128.csv" oracle gamma)" \
+      "$(speedups "$data/gamma_p128.csv" localredirect gamma)"
+  fi
+  for trace in "$data"/trace_p64_*.csv; do
+    [ -s "$trace" ] || continue
+    phi=$(basename "$trace" .csv | sed 's/.*_phi\(.\)/\1./')
+    tb=$(total "$trace" binomial)
+    tc=$(total "$trace" clairvoyant)
+    to=$(total "$trace" oracle)
+    tl=$(total "$trace" localredirect)
+    printf '| rendering trace (Table 5.1; thesis: Helsim, P = 64; ours: synthetic, phi %s, P = 64) | total time, binomial / SMA / oracle / local redirect | 13.88 s / 12.94 s (0.932) / 12.81 s (0.923) / - | %s s / %s s (%s) / %s s (%s) / %s s (%s) |\n' \
+      "$phi" "$tb" "$tc" "$(awk -v a="$tc" -v b="$tb" 'BEGIN{printf "%.3f", a/b}')" \
+      "$to" "$(awk -v a="$to" -v b="$tb" 'BEGIN{printf "%.3f", a/b}')" \
+      "$tl" "$(awk -v a="$tl" -v b="$tb" 'BEGIN{printf "%.3f", a/b}')"
+  done
+  section single_p128 "One late process, P = 128 (Fig. 5.4, 5.5)" \
+    "The last rank arrives late by the imbalance; 1 MiB of doubles."
+  if [ -n "$big" ]; then
+    section "$(basename "$big" .csv)" "One late process, P = $nb (extension)" \
+      "As above at $nb simulated ranks."
+  fi
+  section odd_p128 "Every odd process late, P = 128 (Fig. 5.9)" \
+    "Every odd rank arrives late by the imbalance; 1 MiB."
+  section krandom_p128 "k random processes late, P = 128" \
+    "k ranks drawn at random in every repetition arrive late by the balanced binomial time; 1 MiB."
+  section gamma_p128 "Gamma-distributed arrival times, P = 128 (Table 5.3)" \
+    "Every rank's delay is drawn from a gamma distribution with mean the balanced binomial time and the given coefficient of variation; 1 MiB."
+  for trace in "$data"/trace_p64_*.csv; do
+    [ -s "$trace" ] || continue
+    name=$(basename "$trace" .csv)
+    phi=$(echo "$name" | sed 's/.*_phi\(.\)/\1./')
+    section "$name" "Synthetic in-situ rendering trace, phi $phi, P = 64 (Table 5.1)" \
+      "Delays from \`patmktrace 64 CALLS 2e-3 4 $phi\` (4 clusters of ranks whose load drifts as AR(1) with phi $phi around a mean delay of 2 ms, plus per-rank noise), one trace line per call; 512 KiB; \`clairvoyant\` predicts with SMA(5).  The thesis used the Helsim trace, which we do not have; the totals above are the sum over the timed calls."
+  done
+  if ls "$data"/native_*.csv >/dev/null 2>&1; then
+    printf '\n## SMPI reduce algorithms as native peers, P = 128\n\nEach is `--cfg=smpi/reduce:NAME` for `native`; they combine for free.  Median time-to-solution in ms, balanced and with the last rank late by the balanced binomial time (1 MiB).\n\n| SMPI reduce | balanced | late 1x | speedup over our binomial, late |\n|---|---|---|---|\n'
+    for f in "$data"/native_*.csv; do
+      awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["algorithm"] == "native" && $c["pattern"] == "none" {
+          tag = $c["tag"]; bal = $c["tts_median"] * 1e3
+        }
+        $c["algorithm"] == "native" && $c["pattern"] == "single" {
+          late = $c["tts_median"] * 1e3; sp = $c["speedup"]
+        }
+        END { printf "| %s | %.3f | %.3f | %.2f |\n", tag, bal, late, sp }' "$f"
+    done
+  fi
+} >"$md"
+echo "report: wrote $md" >&2

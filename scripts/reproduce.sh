@@ -1,0 +1,101 @@
+#!/bin/sh
+# make reproduce: the thesis' experiments (Marendić 2016, chapter 5) run
+# with patbench in SimGrid SMPI on the CURIE-like platform, in simulated
+# time, then report/REPORT.md (scripts/report.sh) from what they wrote.
+#
+# usage: scripts/reproduce.sh [OUTDIR]     (default report)
+# Environment: BUILD (default build); QUICK=1 runs smaller sweeps (for a
+# check of the pipeline, not for the figures).
+#
+# Simulated time is deterministic: patterns without randomness (single,
+# odd) need only 3 repetitions (the first is dropped, the other two are
+# equal); random ones (k-random, gamma) take 21.  The PAT layer's stamp
+# exchange (an allgather over all ranks in every call, which SMPI takes
+# seconds of real time to simulate at P = 128) is switched off where the
+# predicted clairvoyant is not run: the oracle, told the arrival times,
+# and the platform's model file (round cost) need no exchange.  The
+# predicted clairvoyant runs in the trace experiment, where prediction is
+# the point, at P = 64 like the thesis' trace.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-report}
+build=${BUILD:-build}
+export BUILD="$build"
+quick=${QUICK:-0}
+mkdir -p "$out/data" "$out/fig"
+
+step() { printf '\n== %s\n' "$*" >&2; }
+
+# run NAME NP [PATBENCH ARGS...]: one patbench run; table in data/NAME.txt,
+# CSV in data/NAME.csv, figures fig/NAME-* unless PLOT=0 (patbench plots
+# against imbalance, so a run needs two imbalances or more for figures).
+run() {
+  name=$1 np=$2
+  shift 2
+  step "$name: P = $np: $*"
+  start=$(date +%s)
+  plot=
+  if [ "${PLOT:-1}" = 1 ]; then
+    plot="--plot $out/fig/$name"
+  fi
+  # shellcheck disable=SC2086  # $plot is two words or none
+  "$here/scripts/smpi-run" "$np" curie patbench --quiet "$@" \
+    --output "$out/data/$name.csv" $plot >"$out/data/$name.txt"
+  echo "   $(($(date +%s) - start)) s of real time" >&2
+}
+
+common="--algorithms binomial,native,localredirect,oracle --warmup 2"
+if [ "$quick" = 1 ]; then
+  sweep=1x,4x big=16 random_reps=5 calls=10
+else
+  sweep=0.25x,0.5x,0.75x,1x,1.25x,1.5x,2x,3x,4x big=1024 random_reps=21
+  calls=40
+fi
+
+(
+  export PAT_REDUCE_EXCHANGE_INTERVAL=0
+  # Fig. 5.4/5.5: one late process (the last rank), 1 MiB
+  # shellcheck disable=SC2086
+  run single_p128 128 $common --sizes 1M --pattern single \
+    --imbalance "$sweep" --reps 3
+  # the P = 1024 extension
+  # shellcheck disable=SC2086
+  run single_p$big "$big" $common --sizes 1M --pattern single \
+    --imbalance 0.5x,1x,2x --reps 2 --warmup 1
+  # Fig. 5.9: every odd rank late
+  # shellcheck disable=SC2086
+  run odd_p128 128 $common --sizes 1M --pattern odd \
+    --imbalance 0.5x,1x,2x,4x --reps 3
+  # k random processes late by the balanced binomial time
+  # shellcheck disable=SC2086
+  PLOT=0 run krandom_p128 128 $common --sizes 1M --pattern k-random:1 \
+    --pattern k-random:4 --pattern k-random:16 --pattern k-random:64 \
+    --imbalance 1x --reps "$random_reps"
+  # Table 5.3: gamma-distributed arrival times, mean the balanced binomial
+  # time, coefficients of variation 0.5, 1 and 2
+  # shellcheck disable=SC2086
+  PLOT=0 run gamma_p128 128 $common --sizes 1M --pattern gamma:1x:0.5 \
+    --pattern gamma:1x:1 --pattern gamma:1x:2 --reps "$random_reps"
+  # SMPI's own reduce algorithms as native peers (they combine for free)
+  for alg in binomial ompi mpich rab flat_tree mvapich2_knomial; do
+    PLOT=0 SMPIRUN_EXTRA="--cfg=smpi/reduce:$alg" run "native_$alg" 128 \
+      --algorithms binomial,native --tag "smpi/reduce:$alg" --sizes 1M \
+      --pattern single --imbalance 1x --reps 3 --warmup 1
+  done
+)
+
+# Table 5.1: synthetic in-situ rendering traces (clusters whose load drifts
+# as AR(1) with PHI, per-rank noise) at P = 64, 512 KiB, mean delay 2 ms;
+# clairvoyant predicts with SMA(5).  A slow drift (phi 0.98, a camera that
+# moves little between frames) and a faster one (phi 0.9).
+for phi in 0.98 0.9; do
+  name=trace_p64_phi$(echo "$phi" | tr -d .)
+  step "$name: patmktrace 64 $((calls + 1)) 2e-3 4 $phi 1"
+  "$build/patmktrace" 64 $((calls + 1)) 2e-3 4 "$phi" 1 >"$out/data/$name.trace"
+  PLOT=0 PAT_REDUCE_PREDICTOR=sma:5 run "$name" 64 \
+    --algorithms binomial,localredirect,clairvoyant,oracle --warmup 2 \
+    --sizes 512K --pattern "trace:$out/data/$name.trace" \
+    --reps $((calls + 1))
+done
+
+"$here/scripts/report.sh" "$out"
