@@ -5,10 +5,12 @@
  * of the domain one view sees), each cluster's load drifts from call to
  * call as an AR(1) process (the camera moves slowly, so the next call
  * looks like the last: what a moving-average predictor can exploit), and
- * every rank adds its own small noise.  Delays are the loads minus the
- * smallest one of the call, in seconds.
+ * every rank adds its own noise (gaussian, NOISE times 2 MEAN_S standard
+ * deviation, fresh every call).  Delays are the loads minus the smallest
+ * one of the call, in seconds.
  *
  * usage: patmktrace P CALLS [MEAN_S=1e-3] [CLUSTERS=4] [PHI=0.9] [SEED=1]
+ *                   [NOISE=0.05]
  */
 #include <errno.h>
 #include <math.h>
@@ -27,18 +29,20 @@ static int number(const char *text, double lo, double hi, double *v) {
 
 int main(int argc, char **argv) {
   double p, calls, mean = 1e-3, clusters = 4, phi = 0.9, seed = 1;
+  double noise = 0.05;
   double *level = NULL, *load = NULL;
   gsl_rng *rng = NULL;
   int rc = 2;
-  if (argc < 3 || argc > 7 || !number(argv[1], 1, 1 << 24, &p) ||
+  if (argc < 3 || argc > 8 || !number(argv[1], 1, 1 << 24, &p) ||
       !number(argv[2], 1, 1 << 24, &calls) ||
       (argc > 3 && !number(argv[3], 0, 1e3, &mean)) ||
       (argc > 4 && !number(argv[4], 1, p, &clusters)) ||
       (argc > 5 && !number(argv[5], 0, 0.999, &phi)) ||
-      (argc > 6 && !number(argv[6], 0, 4e9, &seed))) {
+      (argc > 6 && !number(argv[6], 0, 4e9, &seed)) ||
+      (argc > 7 && !number(argv[7], 0, 1, &noise))) {
     fprintf(stderr,
             "usage: patmktrace P CALLS [MEAN_S=1e-3] [CLUSTERS=4 in 1..P] "
-            "[PHI=0.9 in 0..0.999] [SEED=1]\n");
+            "[PHI=0.9 in 0..0.999] [SEED=1] [NOISE=0.05 in 0..1]\n");
     goto out;
   }
   rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -51,8 +55,10 @@ int main(int argc, char **argv) {
   /* cluster c's mean load: spread over [0, 2 mean] */
   for (int c = 0; c < (int)clusters; c++)
     level[c] = gsl_ran_flat(rng, 0, 1);
-  printf("# patmktrace P=%d calls=%d mean=%g clusters=%d phi=%g seed=%lu\n",
-         (int)p, (int)calls, mean, (int)clusters, phi, (unsigned long)seed);
+  printf("# patmktrace P=%d calls=%d mean=%g clusters=%d phi=%g seed=%lu "
+         "noise=%g\n",
+         (int)p, (int)calls, mean, (int)clusters, phi, (unsigned long)seed,
+         noise);
   for (int k = 0; k < (int)calls; k++) {
     double lo = INFINITY;
     /* AR(1) around each cluster's mean, unit stationary variance / 9 */
@@ -62,7 +68,7 @@ int main(int argc, char **argv) {
                  (1 - phi) * 0.5;
     for (int i = 0; i < (int)p; i++) {
       int c = (int)((long)i * (long)clusters / (long)p);
-      load[i] = 2 * mean * fmax(0, level[c] + gsl_ran_gaussian(rng, 0.05));
+      load[i] = 2 * mean * fmax(0, level[c] + gsl_ran_gaussian(rng, noise));
       lo = fmin(lo, load[i]);
     }
     for (int i = 0; i < (int)p; i++)

@@ -39,7 +39,8 @@ static int pat_finalize_keyval = MPI_KEYVAL_INVALID;
 /* True once MPI_Finalize has marked MPI finalized.  Open MPI and MPICH
  * delete MPI_COMM_SELF's attributes before that, with MPI usable; SimGrid
  * SMPI deletes attributes after it, when no MPI call may be made, so then
- * the state is left to the process's exit. */
+ * the state (memory only: SMPI's ranks are threads of one process about
+ * to exit) is left to the process's exit. */
 static int mpi_finalized(void) {
   int done = 0;
   PMPI_Finalized(&done);
