@@ -8,13 +8,14 @@ set -eu
 out=${1:-report}
 data=$out/data
 md=$out/REPORT.md
+# the start of every awk program below: c[NAME] is the CSV column NAME
+HDR='NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }'
 
 # pivot CSV: a Markdown table, one row per pattern and imbalance, one
 # column per algorithm: median time-to-solution in ms and the speedup over
 # binomial
 pivot() {
-  awk -F, '
-    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+  awk -F, "$HDR"'
     {
       row = $c["pattern"] " " $c["imbalance"]
       a = $c["algorithm"]
@@ -39,9 +40,9 @@ pivot() {
 
 # best CSV ALG: the largest speedup of ALG over binomial and where
 best() {
-  awk -F, -v alg="$2" '
-    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    $c["algorithm"] == alg && $c["speedup"] + 0 > b {
+  awk -F, -v alg="$2" "$HDR"'
+    $c["algorithm"] == alg && $c["pattern"] != "none" &&
+      $c["speedup"] + 0 > b {
       b = $c["speedup"] + 0; at = $c["imbalance"]
     }
     END { if (b > 0) printf "%.3f (at %s)", b, at; else printf "n/a" }' "$1"
@@ -49,8 +50,7 @@ best() {
 
 # balanced CSV ALG: ALG's median over binomial's with nobody late
 balanced() {
-  awk -F, -v alg="$2" '
-    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+  awk -F, -v alg="$2" "$HDR"'
     $c["pattern"] == "none" { m[$c["algorithm"]] = $c["tts_median"] }
     END {
       if (m["binomial"] > 0 && m[alg] > 0) printf "%.3f", m[alg] / m["binomial"]
@@ -60,8 +60,7 @@ balanced() {
 
 # speedups CSV ALG PATTERN_PREFIX: "pattern: speedup" for each matching row
 speedups() {
-  awk -F, -v alg="$2" -v pre="$3" '
-    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+  awk -F, -v alg="$2" -v pre="$3" "$HDR"'
     $c["algorithm"] == alg && index($c["pattern"], pre) == 1 {
       printf "%s%s %.3f", sep, $c["pattern"], $c["speedup"]; sep = ", "
     }' "$1"
@@ -69,12 +68,14 @@ speedups() {
 
 # total CSV ALG: the sum of the time-to-solution over the timed calls, s
 total() {
-  awk -F, -v alg="$2" '
-    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+  awk -F, -v alg="$2" "$HDR"'
     $c["algorithm"] == alg && $c["pattern"] != "none" {
       printf "%.4f", $c["tts_mean"] * $c["n"]
     }' "$1"
 }
+
+# ratio A B: A / B to three decimals
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 
 # figures NAME: Markdown links to NAME's PNG figures
 figures() {
@@ -95,7 +96,18 @@ section() { # NAME TITLE TEXT
 }
 
 s128=$data/single_p128.csv
-big=$(ls "$data"/single_p*.csv 2>/dev/null | grep -v single_p128 | head -1 || true)
+# the extension run: single_pN.csv with N other than 128
+big= nb=
+for f in "$data"/single_p*.csv; do
+  case $f in
+  */single_p128.csv) ;;
+  *)
+    [ -s "$f" ] || continue
+    big=$f
+    nb=$(basename "$f" .csv | sed 's/single_p//')
+    ;;
+  esac
+done
 {
   cat <<'EOF'
 # patreduce: reproduction of the thesis' experiments in simulation
@@ -125,9 +137,11 @@ What to keep in mind:
   clairvoyant whose predictions are right.
 - Imbalances written `Nx` are multiples of the balanced binomial
   time-to-solution of the same size.
-- Patterns without randomness ran 3 repetitions (the first dropped, the
-  other two equal); random ones 21 (20 kept), so their medians are over 20
-  random draws.
+- Patterns without randomness need few repetitions: every kept one takes
+  the same simulated time.  Random patterns (k-random, gamma) draw new
+  delays every repetition, so their medians are over that many draws.  The
+  first repetition of every configuration is dropped; the `n` column of
+  each CSV counts the kept ones.
 
 ## Our figures next to the thesis'
 
@@ -144,8 +158,7 @@ EOF
     printf '| single late rank, P = 128, 1 MiB | SMPI native binomial best speedup (combines for free) | - | %s |\n' \
       "$(best "$s128" native)"
   fi
-  if [ -n "$big" ] && [ -s "$big" ]; then
-    nb=$(basename "$big" .csv | sed 's/single_p//')
+  if [ -n "$big" ]; then
     printf '| single late rank, P = %s, 1 MiB | oracle / local redirect best speedup | - (not in the thesis) | %s / %s |\n' \
       "$nb" "$(best "$big" oracle)" "$(best "$big" localredirect)"
   fi
@@ -156,16 +169,47 @@ EOF
   fi
   for trace in "$data"/trace_p64_*.csv; do
     [ -s "$trace" ] || continue
-    phi=$(basename "$trace" .csv | sed 's/.*_phi\(.\)/\1./')
+    about=$(cat "${trace%.csv}.about" 2>/dev/null || basename "$trace" .csv)
     tb=$(total "$trace" binomial)
     tc=$(total "$trace" clairvoyant)
     to=$(total "$trace" oracle)
     tl=$(total "$trace" localredirect)
-    printf '| rendering trace (Table 5.1; thesis: Helsim, P = 64; ours: synthetic, phi %s, P = 64) | total time, binomial / SMA / oracle / local redirect | 13.88 s / 12.94 s (0.932) / 12.81 s (0.923) / - | %s s / %s s (%s) / %s s (%s) / %s s (%s) |\n' \
-      "$phi" "$tb" "$tc" "$(awk -v a="$tc" -v b="$tb" 'BEGIN{printf "%.3f", a/b}')" \
-      "$to" "$(awk -v a="$to" -v b="$tb" 'BEGIN{printf "%.3f", a/b}')" \
-      "$tl" "$(awk -v a="$tl" -v b="$tb" 'BEGIN{printf "%.3f", a/b}')"
+    printf '| rendering trace (Table 5.1; thesis: Helsim, P = 64; ours: synthetic, %s, P = 64) | total time, binomial / SMA / oracle / local redirect | 13.88 s / 12.94 s (0.932) / 12.81 s (0.923) / - | %s s / %s s (%s) / %s s (%s) / %s s (%s) |\n' \
+      "$about" "$tb" "$tc" "$(ratio "$tc" "$tb")" "$to" "$(ratio "$to" "$tb")" \
+      "$tl" "$(ratio "$tl" "$tb")"
   done
+  cat <<'EOF'
+
+## Reading the results
+
+- **One late process.**  Told the truth on a noise-free platform, the
+  clairvoyant tree reaches the theoretical bound 2n/(n + 1), n = log2 P,
+  exactly (1.75 at P = 128, 20/11 = 1.818 at P = 1024) when the late rank
+  is about n - 1 rounds late; the thesis measured 1.67 on the real
+  machine.  Local redirect needs no prediction and pays about two rounds
+  after the late arrival instead of one, so it stays a little below.
+  Binomial pays the delay plus its whole tree: the late rank is a leaf of
+  its first round.
+- **Every odd process late** by the same time X: no tree can beat
+  binomial.  The early half needs log2(P/2) rounds, the late half as many
+  after X, and one more round joins them: X + n d, binomial's time.  The
+  table shows the oracle equal to binomial, as it must be.
+- **k random processes late**: the more late ranks, the less there is to
+  hide; with half the ranks late nothing is gained, and local redirect's
+  redirections then cost more than they save.
+- **Gamma arrival times**: the wider the distribution, the more the last
+  arrival dominates the time-to-solution, which every algorithm pays.
+- **Traces**: the predicted clairvoyant keeps the oracle's gain only if
+  the arrival pattern persists from call to call.  When the clusters'
+  loads drift by about a round (d = 0.34 ms here) per call, SMA(5)'s
+  predictions are off by about that much and the predicted tree is no
+  better than binomial.  Compare the scenes in the table above.
+- **SMPI's reduces**: `mpich` and `rab` are reduce-scatter + gather
+  (Rabenseifner) algorithms, bandwidth-optimal for 1 MiB and combining for
+  free; balanced they are about 4x faster than any binomial tree, ours or
+  SMPI's.  patreduce has no Rabenseifner algorithm yet (see the README's
+  status).
+EOF
   section single_p128 "One late process, P = 128 (Fig. 5.4, 5.5)" \
     "The last rank arrives late by the imbalance; 1 MiB of doubles."
   if [ -n "$big" ]; then
@@ -181,15 +225,14 @@ EOF
   for trace in "$data"/trace_p64_*.csv; do
     [ -s "$trace" ] || continue
     name=$(basename "$trace" .csv)
-    phi=$(echo "$name" | sed 's/.*_phi\(.\)/\1./')
-    section "$name" "Synthetic in-situ rendering trace, phi $phi, P = 64 (Table 5.1)" \
-      "Delays from \`patmktrace 64 CALLS 2e-3 4 $phi\` (4 clusters of ranks whose load drifts as AR(1) with phi $phi around a mean delay of 2 ms, plus per-rank noise), one trace line per call; 512 KiB; \`clairvoyant\` predicts with SMA(5).  The thesis used the Helsim trace, which we do not have; the totals above are the sum over the timed calls."
+    about=$(cat "$data/$name.about" 2>/dev/null || echo "$name")
+    section "$name" "Synthetic in-situ rendering trace, P = 64 (Table 5.1): $about" \
+      "4 clusters of ranks whose load drifts as AR(1) around a mean delay of 2 ms, plus per-rank noise; one trace line per call; 512 KiB; \`clairvoyant\` predicts with SMA(5).  The thesis used the Helsim trace, which we do not have; the totals above are the sum over the timed calls."
   done
   if ls "$data"/native_*.csv >/dev/null 2>&1; then
     printf '\n## SMPI reduce algorithms as native peers, P = 128\n\nEach is `--cfg=smpi/reduce:NAME` for `native`; they combine for free.  Median time-to-solution in ms, balanced and with the last rank late by the balanced binomial time (1 MiB).\n\n| SMPI reduce | balanced | late 1x | speedup over our binomial, late |\n|---|---|---|---|\n'
     for f in "$data"/native_*.csv; do
-      awk -F, '
-        NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+      awk -F, "$HDR"'
         $c["algorithm"] == "native" && $c["pattern"] == "none" {
           tag = $c["tag"]; bal = $c["tts_median"] * 1e3
         }

@@ -4,7 +4,7 @@
 # time, then report/REPORT.md (scripts/report.sh) from what they wrote.
 #
 # usage: scripts/reproduce.sh [OUTDIR]     (default report)
-# Environment: BUILD (default build); QUICK=1 runs smaller sweeps (for a
+# Environment: BUILD (default: build in the repository); QUICK=1 runs smaller sweeps (for a
 # check of the pipeline, not for the figures).
 #
 # Simulated time is deterministic: patterns without randomness (single,
@@ -19,9 +19,11 @@
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-report}
-build=${BUILD:-build}
+build=${BUILD:-$here/build}
 export BUILD="$build"
 quick=${QUICK:-0}
+# a fresh report: nothing of an earlier run may leak into it
+rm -rf "$out/data" "$out/fig"
 mkdir -p "$out/data" "$out/fig"
 
 step() { printf '\n== %s\n' "$*" >&2; }
@@ -84,14 +86,20 @@ fi
   done
 )
 
-# Table 5.1: synthetic in-situ rendering traces (clusters whose load drifts
-# as AR(1) with PHI, per-rank noise) at P = 64, 512 KiB, mean delay 2 ms;
-# clairvoyant predicts with SMA(5).  A slow drift (phi 0.98, a camera that
-# moves little between frames) and a faster one (phi 0.9).
-for phi in 0.98 0.9; do
-  name=trace_p64_phi$(echo "$phi" | tr -d .)
-  step "$name: patmktrace 64 $((calls + 1)) 2e-3 4 $phi 1"
-  "$build/patmktrace" 64 $((calls + 1)) 2e-3 4 "$phi" 1 >"$out/data/$name.trace"
+# Table 5.1: synthetic in-situ rendering traces at P = 64, 512 KiB, mean
+# delay 2 ms, 4 clusters of ranks; clairvoyant predicts with SMA(5).  Three
+# scenes: steady (phi 0.999, per-rank noise 0.005: the pattern persists
+# from call to call), a slow drift (phi 0.98, noise 0.05) and a faster one
+# (phi 0.9, noise 0.05).  data/NAME.about describes each for the report.
+for scene in "steady 0.999 0.005" "drift 0.98 0.05" "fastdrift 0.9 0.05"; do
+  # shellcheck disable=SC2086  # split the scene into its three words
+  set -- $scene
+  name=trace_p64_$1
+  step "$name: patmktrace 64 $((calls + 1)) 2e-3 4 $2 1 $3"
+  "$build/patmktrace" 64 $((calls + 1)) 2e-3 4 "$2" 1 "$3" \
+    >"$out/data/$name.trace"
+  echo "$1 scene: \`patmktrace 64 $((calls + 1)) 2e-3 4 $2 1 $3\` (AR(1) phi $2, per-rank noise $3)" \
+    >"$out/data/$name.about"
   PLOT=0 PAT_REDUCE_PREDICTOR=sma:5 run "$name" 64 \
     --algorithms binomial,localredirect,clairvoyant,oracle --warmup 2 \
     --sizes 512K --pattern "trace:$out/data/$name.trace" \

@@ -38,7 +38,7 @@ awk -F, '
       }
       n++
     }
-    if (n < 4) { print "only", n, "configurations"; bad = 1 }
+    if (n < 4) { print "only", n + 0, "configurations"; bad = 1 }
     exit bad
   }' "$csv"
 echo "check_patbench_smpi: $csv ok"
