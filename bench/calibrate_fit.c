@@ -44,7 +44,7 @@ static const char usage_text[] =
     "usage: mpiexec -n P patcalibrate [options]\n"
     "\n"
     "Measures, with all ranks busy in pairs (rank 2k with 2k+1), the cost of\n"
-    "a transfer, a local combine (PMPI_Reduce_local, MPI_SUM on MPI_DOUBLE)\n"
+    "a transfer, a local combine (pat_reduce_local, MPI_SUM on MPI_DOUBLE)\n"
     "and a whole round (receive + combine) for each message size m, fits\n"
     "  transfer = alpha_t + beta m,  combine = alpha_c + gamma m\n"
     "by weighted least squares (relative errors), and writes the round-cost\n"

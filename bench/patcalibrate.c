@@ -13,7 +13,7 @@
  *             clock starts each side has posted its receive and the odd
  *             rank has said so (a 0-byte message), so no leg includes
  *             waiting for a late receiver or sender;
- *   combine   PMPI_Reduce_local(MPI_SUM) of m bytes of doubles, on every
+ *   combine   pat_reduce_local(MPI_SUM) of m bytes of doubles, on every
  *             paired rank;
  *   round     the same ping-pong with a combine of the received data after
  *             each leg, halved: receive + combine, as in a reduction round.
@@ -81,14 +81,14 @@ static int pat_calibrate_pingpong(const pat_calibrate_pair *p, int count,
     if (rc == MPI_SUCCESS)
       rc = PMPI_Wait(&req, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS && combine)
-      rc = PMPI_Reduce_local(p->recv, p->acc, count, MPI_DOUBLE, MPI_SUM);
+      rc = pat_reduce_local(p->recv, p->acc, count, MPI_DOUBLE, MPI_SUM);
     *seconds = (PMPI_Wtime() - t0) / 2;
   } else {
     rc = PMPI_Send(NULL, 0, MPI_BYTE, p->peer, TAG_READY, p->comm);
     if (rc == MPI_SUCCESS)
       rc = PMPI_Wait(&req, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS && combine)
-      rc = PMPI_Reduce_local(p->recv, p->acc, count, MPI_DOUBLE, MPI_SUM);
+      rc = pat_reduce_local(p->recv, p->acc, count, MPI_DOUBLE, MPI_SUM);
     if (rc == MPI_SUCCESS)
       rc = PMPI_Send(p->send, count, MPI_DOUBLE, p->peer, TAG_DATA, p->comm);
   }
@@ -99,7 +99,7 @@ out:
 static int pat_calibrate_combine(const pat_calibrate_pair *p, int count,
                                  double *seconds) {
   double t0 = PMPI_Wtime();
-  int rc = PMPI_Reduce_local(p->recv, p->acc, count, MPI_DOUBLE, MPI_SUM);
+  int rc = pat_reduce_local(p->recv, p->acc, count, MPI_DOUBLE, MPI_SUM);
   *seconds = PMPI_Wtime() - t0;
   return rc;
 }

@@ -77,6 +77,14 @@ int pat_reduce_clairvoyant_with(const void *sendbuf, void *recvbuf, int count,
                                 MPI_Comm comm, const double *arrivals,
                                 double round_cost);
 
+/* inoutbuf = inbuf op inoutbuf on count elements, exactly as every
+ * patreduce algorithm combines: PMPI_Reduce_local, and in the SimGrid SMPI
+ * build also gamma * bytes of simulated time (gamma from PAT_REDUCE_MODEL,
+ * else CURIE's).  For tools that time the combine (patcalibrate).  Returns
+ * an MPI error code (MPI_ERR_COUNT for count < 0); count 0 does nothing. */
+int pat_reduce_local(const void *inbuf, void *inoutbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op);
+
 /* Name of an algorithm ("binomial"), or NULL for an invalid id. */
 const char *pat_reduce_algorithm_name(pat_reduce_alg alg);
 

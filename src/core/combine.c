@@ -129,6 +129,12 @@ out:
   return rc;
 }
 
+int pat_reduce_local(const void *inbuf, void *inoutbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op) {
+  return count < 0 ? MPI_ERR_COUNT
+                   : pat_local_combine(inbuf, inoutbuf, count, datatype, op);
+}
+
 int pat_local_combine(const void *in, void *inout, int count,
                       MPI_Datatype datatype, MPI_Op op) {
   int rc = MPI_SUCCESS;
