@@ -172,6 +172,19 @@ static void test_args(void) {
   check(pat_reduce_last_algorithm(MPI_COMM_NULL, &last) == PAT_ERR_INVALID_ARG,
         "last algorithm of MPI_COMM_NULL");
   MPI_Comm_free(&dup);
+  /* pat_reduce_local: combines, refuses a negative count, count 0 is a
+   * no-op */
+  {
+    int in[2] = {3, 4}, io[2] = {10, 20};
+    check(pat_reduce_local(in, io, 2, MPI_INT, MPI_SUM) == MPI_SUCCESS &&
+              io[0] == 13 && io[1] == 24,
+          "pat_reduce_local sums");
+    check(pat_reduce_local(in, io, -1, MPI_INT, MPI_SUM) == MPI_ERR_COUNT,
+          "pat_reduce_local count -1 gives MPI_ERR_COUNT");
+    check(pat_reduce_local(in, io, 0, MPI_INT, MPI_SUM) == MPI_SUCCESS &&
+              io[0] == 13,
+          "pat_reduce_local count 0 leaves the buffer");
+  }
 }
 
 static void test_env(void) {
