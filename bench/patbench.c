@@ -100,11 +100,12 @@ static MPI_Comm comm_of(bench *b, int alg) {
   return b->comm[i];
 }
 
-/* One call of alg on its communicator; warm_oracle: a clairvoyant call on
- * the oracle's communicator, which measures the round cost it needs. */
-static int call(bench *b, int alg, const double *arrivals, int warm_oracle) {
+/* One call of alg on its communicator.  The oracle is told arrivals; with
+ * none (warm-up) it runs as the predicting clairvoyant on its
+ * communicator, which measures the round cost it needs. */
+static int call(bench *b, int alg, const double *arrivals) {
   MPI_Comm comm = comm_of(b, alg);
-  return alg == PB_ALG_ORACLE && !warm_oracle
+  return alg == PB_ALG_ORACLE && arrivals != NULL
              ? pat_reduce_clairvoyant_with(b->send, b->recv, b->count, b->type,
                                            b->op, b->root, comm, arrivals, 0)
          : alg == PB_ALG_ORACLE
@@ -286,7 +287,7 @@ static int run_config(bench *b, const int *algs, int nalgs,
         pat_trace_start(comm_of(b, alg), events + (size_t)k * TRACE_CAP,
                         TRACE_CAP);
       stamps[2 * k] = now(b);
-      if (call(b, alg, row, 0) != MPI_SUCCESS)
+      if (call(b, alg, row) != MPI_SUCCESS)
         b->errors++;
       stamps[2 * k + 1] = now(b);
       if (events != NULL && r == reps - 1)
@@ -457,7 +458,7 @@ static int bench_size(bench *b, size_t bytes) {
                 algs[k] == PAT_REDUCE_ALG_CLAIRVOYANT;
       if (w >= o->warmup && !pat)
         continue;
-      if (call(b, algs[k], NULL, 1) != MPI_SUCCESS)
+      if (call(b, algs[k], NULL) != MPI_SUCCESS)
         b->errors++;
     }
   pb_pattern_parse("none", &none, what, sizeof what);
