@@ -97,7 +97,7 @@ section() { # NAME TITLE TEXT
 
 s128=$data/single_p128.csv
 # the extension run: single_pN.csv with N other than 128
-big= nb=
+big='' nb=''
 for f in "$data"/single_p*.csv; do
   case $f in
   */single_p128.csv) ;;

@@ -28,16 +28,21 @@ mkdir -p "$out/data" "$out/fig"
 
 step() { printf '\n== %s\n' "$*" >&2; }
 
-# run NAME NP [PATBENCH ARGS...]: one patbench run; table in data/NAME.txt,
-# CSV in data/NAME.csv, figures fig/NAME-* unless PLOT=0 (patbench plots
-# against imbalance, so a run needs two imbalances or more for figures).
+# run [--no-plot] NAME NP [PATBENCH ARGS...]: one patbench run; table in
+# data/NAME.txt, CSV in data/NAME.csv, figures fig/NAME-* unless --no-plot
+# (patbench plots against imbalance, so a run needs two imbalances or more
+# for figures).  Environment for one run only: run it in a subshell.
 run() {
+  plot=yes
+  if [ "$1" = --no-plot ]; then
+    plot=
+    shift
+  fi
   name=$1 np=$2
   shift 2
   step "$name: P = $np: $*"
   start=$(date +%s)
-  plot=
-  if [ "${PLOT:-1}" = 1 ]; then
+  if [ -n "$plot" ]; then
     plot="--plot $out/fig/$name"
   fi
   # shellcheck disable=SC2086  # $plot is two words or none
@@ -70,19 +75,22 @@ fi
     --imbalance 0.5x,1x,2x,4x --reps 3
   # k random processes late by the balanced binomial time
   # shellcheck disable=SC2086
-  PLOT=0 run krandom_p128 128 $common --sizes 1M --pattern k-random:1 \
+  run --no-plot krandom_p128 128 $common --sizes 1M --pattern k-random:1 \
     --pattern k-random:4 --pattern k-random:16 --pattern k-random:64 \
     --imbalance 1x --reps "$random_reps"
   # Table 5.3: gamma-distributed arrival times, mean the balanced binomial
   # time, coefficients of variation 0.5, 1 and 2
   # shellcheck disable=SC2086
-  PLOT=0 run gamma_p128 128 $common --sizes 1M --pattern gamma:1x:0.5 \
+  run --no-plot gamma_p128 128 $common --sizes 1M --pattern gamma:1x:0.5 \
     --pattern gamma:1x:1 --pattern gamma:1x:2 --reps "$random_reps"
   # SMPI's own reduce algorithms as native peers (they combine for free)
   for alg in binomial ompi mpich rab flat_tree mvapich2_knomial; do
-    PLOT=0 SMPIRUN_EXTRA="--cfg=smpi/reduce:$alg" run "native_$alg" 128 \
-      --algorithms binomial,native --tag "smpi/reduce:$alg" --sizes 1M \
-      --pattern single --imbalance 1x --reps 3 --warmup 1
+    (
+      export SMPIRUN_EXTRA="--cfg=smpi/reduce:$alg"
+      run --no-plot "native_$alg" 128 --algorithms binomial,native \
+        --tag "smpi/reduce:$alg" --sizes 1M --pattern single \
+        --imbalance 1x --reps 3 --warmup 1
+    )
   done
 )
 
@@ -100,10 +108,13 @@ for scene in "steady 0.999 0.005" "drift 0.98 0.05" "fastdrift 0.9 0.05"; do
     >"$out/data/$name.trace"
   echo "$1 scene: \`patmktrace 64 $((calls + 1)) 2e-3 4 $2 1 $3\` (AR(1) phi $2, per-rank noise $3)" \
     >"$out/data/$name.about"
-  PLOT=0 PAT_REDUCE_PREDICTOR=sma:5 run "$name" 64 \
-    --algorithms binomial,localredirect,clairvoyant,oracle --warmup 2 \
-    --sizes 512K --pattern "trace:$out/data/$name.trace" \
-    --reps $((calls + 1))
+  (
+    export PAT_REDUCE_PREDICTOR=sma:5
+    run --no-plot "$name" 64 \
+      --algorithms binomial,localredirect,clairvoyant,oracle --warmup 2 \
+      --sizes 512K --pattern "trace:$out/data/$name.trace" \
+      --reps $((calls + 1))
+  )
 done
 
 "$here/scripts/report.sh" "$out"
