@@ -23,10 +23,9 @@ DEMO_ARGS = --quiet --sizes 512K --pattern single --imbalance 0.5ms,1ms,2ms
 # patbench at NP ranks: rank NP-1 late by 0.5, 1 and 2 ms, 512 KiB per rank;
 # then, when SimGrid is installed, the same at 128 simulated ranks on the
 # CURIE-like platform (deterministic, so 3 repetitions).  At P = 128 the
-# predicted clairvoyant is left out: its stamp exchange (an allgather over
-# all ranks every call) costs SMPI ~7 s of real time per call there; the
-# oracle shows what it reaches with right predictions, and the exchange is
-# switched off for it (the round cost comes from the platform's model).
+# predicted clairvoyant is left out and the stamp exchange switched off
+# (too slow to simulate there: README, "Simulation at scale"); the oracle
+# shows what right predictions reach.
 demo: build
 	@mkdir -p $(BUILD)/demo
 	mpiexec -n $(NP) $(MPIEXEC_FLAGS) $(BUILD)/patbench $(DEMO_ARGS) --reps 40 \

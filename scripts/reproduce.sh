@@ -10,10 +10,10 @@
 # Simulated time is deterministic: patterns without randomness (single,
 # odd) need only 3 repetitions (the first is dropped, the other two are
 # equal); random ones (k-random, gamma) take 21.  The PAT layer's stamp
-# exchange (an allgather over all ranks in every call, which SMPI takes
-# seconds of real time to simulate at P = 128) is switched off where the
-# predicted clairvoyant is not run: the oracle, told the arrival times,
-# and the platform's model file (round cost) need no exchange.  The
+# exchange (slow to simulate: README, "Simulation at scale") is switched
+# off where the predicted clairvoyant is not run: the oracle, told the
+# arrival times, and the platform's model file (round cost) need no
+# exchange.  The
 # predicted clairvoyant runs in the trace experiment, where prediction is
 # the point, at P = 64 like the thesis' trace.
 set -eu
