@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
                             .count = 1,
                             .commutative = comm,
                             .arrivals = a,
-                            .round_cost = 5e-6};
+                            .model = {5e-6, 0, 0}};
       printf("%10d %10s %16.3g %16.3g\n", P, comm ? "yes" : "no",
              time_build(&p, P / 2, reps), time_build(&p, -1, reps));
     }

@@ -42,7 +42,8 @@ if(PATREDUCE_SMPI)
   add_library(patreduce_static STATIC ${PATREDUCE_SOURCES})
   set_target_properties(patreduce_static PROPERTIES OUTPUT_NAME patreduce)
   target_include_directories(patreduce_static PUBLIC
-    ${CMAKE_CURRENT_SOURCE_DIR}/include PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+    ${CMAKE_CURRENT_SOURCE_DIR}/include PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src
+    ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(patreduce_static PUBLIC MPI::MPI_C
     PRIVATE GSL::gsl m patreduce_flags)
   # Programs written for the shared library link the static one here.

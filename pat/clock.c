@@ -8,7 +8,7 @@
  */
 #include <math.h>
 
-#include "core/pat_internal.h"
+#include "pat/pat_layer.h"
 #include "reduce/pat_pat.h"
 
 static double pat_debug_skew; /* test hook only */

@@ -28,7 +28,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "core/pat_internal.h"
+#include "pat/pat_layer.h"
 
 #define MAX_PENDING 65
 #define MAX_SIZES 8
@@ -192,33 +192,45 @@ int pat_state_arrive(pat_state *ps, double *stamp) {
   return rc;
 }
 
-void pat_state_round_sample(pat_state *ps, double seconds) {
+void pat_state_transfer_sample(pat_state *ps, double bytes, double seconds) {
+  (void)bytes;
   if (!(seconds >= ps->sample)) /* keeps the fastest; NaN replaced */
     ps->sample = seconds;
 }
 
-double pat_state_round_cost(const pat_state *ps, double bytes) {
-  double d = NAN, dist = INFINITY;
-  if (ps->cfg->round_cost > 0)
-    return ps->cfg->round_cost;
-  if (ps->cfg->has_model && pat_model_round_cost(&ps->cfg->model, bytes) > 0)
-    return pat_model_round_cost(&ps->cfg->model, bytes);
-  for (int i = 0; i < ps->nsizes; i++)
-    if (fabs(ps->sizes[i] - bytes) < dist) {
-      dist = fabs(ps->sizes[i] - bytes);
-      d = ps->costs[i];
-    }
-  return d;
+void pat_state_combine_sample(pat_state *ps, double bytes, double seconds) {
+  (void)ps;
+  (void)bytes;
+  (void)seconds;
 }
 
-const double *pat_state_predict(pat_state *ps, double bytes, double *d) {
-  *d = pat_state_round_cost(ps, bytes);
-  if (isfinite(*d)) {
+int pat_state_model(const pat_state *ps, pat_model *model) {
+  double d = NAN, dist = INFINITY;
+  if (ps->cfg->round_cost > 0) {
+    *model = (pat_model){ps->cfg->round_cost, 0, 0};
+    return 1;
+  }
+  if (ps->cfg->has_model) {
+    *model = ps->cfg->model;
+    return 1;
+  }
+  for (int i = 0; i < ps->nsizes; i++)
+    if (fabs(ps->sizes[i] - ps->last_bytes) < dist) {
+      dist = fabs(ps->sizes[i] - ps->last_bytes);
+      d = ps->costs[i];
+    }
+  if (isfinite(d))
+    *model = (pat_model){d, 0, 0};
+  return isfinite(d);
+}
+
+const double *pat_state_predict(pat_state *ps, pat_model *model) {
+  if (pat_state_model(ps, model)) {
     pat_predictor_predict(ps->pred, ps->predicted);
   } else {
-    /* no cost known yet: balanced, where the tree does not depend on d */
+    /* no model yet: balanced, where the tree does not depend on it */
     memset(ps->predicted, 0, (size_t)ps->nranks * sizeof *ps->predicted);
-    *d = 1.0;
+    *model = (pat_model){1.0, 0, 0};
   }
   return ps->predicted;
 }

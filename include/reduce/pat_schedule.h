@@ -2,11 +2,22 @@
  * Schedules: a reduction written down as data.
  *
  * A schedule holds, for each rank of a communicator of nranks processes, a
- * program: a list of operations grouped in rounds.  In a round a rank first
- * posts all its sends and receives of that round (non-blocking), waits for
- * them, then runs the round's local operations (combine, copy) in order.
- * Every send of round r is matched by a receive of round r on its peer, in
- * the same order, so executing rounds in order never deadlocks.
+ * program: a list of operations on (slot, element range).  Its meaning is
+ * program order: the result is what running each program's operations one
+ * after the other gives, a receive taking what the matching send read.
+ * The executor runs it as a dataflow: an operation starts as soon as every
+ * earlier operation of the same program that touches an overlapping range
+ * of the same slot (where one of the two writes it) has finished, so a late
+ * peer delays only what depends on it.  Sends to one peer are posted in
+ * program order, and so are receives from one peer: the k-th send from a to
+ * b matches b's k-th receive from a (one tag per call is enough).
+ *
+ * Rounds (non-decreasing along a program) are the matching key: a send and
+ * its receive carry the same round, which the validator checks.  A schedule
+ * that the validator accepts cannot deadlock: it checks that the dataflow
+ * completes even when every send waits for its receive (rendezvous) and an
+ * operation may start only once every operation of an earlier round of its
+ * program has finished, the least the executor ever allows.
  *
  * Operations name buffers by slot: PAT_SLOT_SEND is the user's send buffer
  * (read only; it is the receive buffer when the root passes MPI_IN_PLACE),
@@ -24,6 +35,7 @@
 
 #include <mpi.h>
 
+#include "reduce/pat_pat.h"
 #include "reduce/pat_reduce.h"
 
 #ifdef __cplusplus
@@ -56,12 +68,20 @@ typedef struct pat_sched_params {
   int count;       /* elements per rank, >= 0 */
   int commutative; /* nonzero if the op is commutative */
   int in_place;    /* nonzero if the root passes MPI_IN_PLACE */
+  /* The cost model: alpha + bytes beta per message, bytes gamma per
+   * combine, with elem_size bytes per element (the datatype's size).
+   * Builders that plan by time (clairvoyant) need alpha + count elem_size
+   * (beta + gamma) > 0; others ignore the model. */
+  pat_model model;
+  double elem_size;
   /* For clairvoyant builders (others ignore them): when each rank arrives
-   * (nranks entries, seconds, any common origin) and the cost of one round,
-   * receive + combine of count elements, in seconds (> 0). */
+   * (nranks entries, seconds, any common origin). */
   const double *arrivals;
-  double round_cost;
 } pat_sched_params;
+
+/* The cost of one round of an atomic algorithm under params' model:
+ * receive + combine of count elements. */
+double pat_sched_round_cost(const pat_sched_params *params);
 
 typedef struct pat_schedule pat_schedule;
 
@@ -103,13 +123,17 @@ int pat_schedule_validate(const pat_schedule *sched, char *why, size_t whylen);
 int pat_schedule_validate_tree(const pat_schedule *sched, char *why,
                                size_t whylen);
 
-/* Completion time of the schedule under the round-cost model: a rank can
- * act from its arrival time on; a message sent at the sender's current time
- * is received and combined d = round_cost later, after the receiver's
- * previous work; sends and copies cost nothing.  Writes the time at which
- * the root holds the result, on the clock of arrivals (NULL: all 0). */
+/* Completion time of the schedule under a byte model (NULL: the
+ * schedule's params.model) as the dataflow executor runs it: a rank can act
+ * from its arrival time on (arrivals NULL: all 0); a message of b bytes
+ * starts once its send and its receive are posted and the sender's send
+ * port and the receiver's receive port are free, holds both ports for
+ * alpha + b beta and is then received; a combine of b bytes holds the
+ * rank's processor for b gamma; copies cost nothing.  Writes the time at
+ * which the root holds the result, on the clock of arrivals.  The
+ * schedule must hold every rank's program and be valid. */
 int pat_schedule_simulate(const pat_schedule *sched, const double *arrivals,
-                          double round_cost, double *completion);
+                          const pat_model *model, double *completion);
 
 /* What the builder predicted for its own inputs (clairvoyant builders:
  * the completion time under params' arrivals and round cost; NaN when the

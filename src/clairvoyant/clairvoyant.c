@@ -31,7 +31,8 @@
  * P) d for P = 2^k this is (k + 1) d against binomial's 2 k d: the speedup
  * 2 / (1 + 1/k) of the thesis.
  *
- * Inputs: params->arrivals (any common origin) and params->round_cost d.
+ * Inputs: params->arrivals (any common origin) and the round cost d, from
+ * params' byte model for count elements: alpha + m (beta + gamma).
  * Tunables: none here; the predictor and cost model live in pat/.
  */
 #include <math.h>
@@ -106,7 +107,7 @@ static double later(double a, double b) { return a > b ? a : b; }
 static double greedy(const pat_sched_params *p, heap *h, int *last_round,
                      merge *m) {
   int P = p->nranks, nm = 0;
-  double d = p->round_cost, done = p->arrivals[p->root];
+  double d = pat_sched_round_cost(p), done = p->arrivals[p->root];
   for (int r = 0; r < P; r++) {
     heap_push(h, (heap_item){.t = p->arrivals[r], .key = r, .a = r});
     last_round[r] = -1;
@@ -189,7 +190,7 @@ static double in_order(const pat_sched_params *p, int *last_round, merge *m,
   int P = p->nranks, nm = 0;
   int *hi = ints, *prev = ints + P, *holder = ints + 2 * P;
   cand_heap c = {.h = ints + 3 * P, .pos = ints + 4 * P, .t = ct, .n = 0};
-  double d = p->round_cost, done = p->arrivals[p->root];
+  double d = pat_sched_round_cost(p), done = p->arrivals[p->root];
   for (int r = 0; r < P; r++) {
     hi[r] = r;
     prev[r] = r - 1;
@@ -297,7 +298,8 @@ int pat_clairvoyant_build(const pat_sched_params *p, int rank,
   double *ct = NULL;
   unsigned long long hash = 0x5eedull;
 
-  if (p->arrivals == NULL || !(p->round_cost > 0) || !isfinite(p->round_cost)) {
+  if (p->arrivals == NULL || !(pat_sched_round_cost(p) > 0) ||
+      !isfinite(pat_sched_round_cost(p))) {
     err = PAT_ERR_INVALID_ARG;
     goto out;
   }

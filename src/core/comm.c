@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pat_internal.h"
+#include "pat/pat_layer.h"
 
 struct pat_comm_state {
   MPI_Comm priv;
@@ -246,9 +247,11 @@ static int same_params(const pat_sched_params *a, const pat_sched_params *b) {
              a->in_place == b->in_place &&
              (a->arrivals == NULL) == (b->arrivals == NULL);
   /* bitwise: a schedule is reused only for exactly the same inputs */
+  if (same)
+    same = memcmp(&a->model, &b->model, sizeof a->model) == 0 &&
+           memcmp(&a->elem_size, &b->elem_size, sizeof a->elem_size) == 0;
   if (same && a->arrivals != NULL)
-    same = memcmp(&a->round_cost, &b->round_cost, sizeof a->round_cost) == 0 &&
-           memcmp(a->arrivals, b->arrivals,
+    same = memcmp(a->arrivals, b->arrivals,
                   (size_t)a->nranks * sizeof *a->arrivals) == 0;
   return same;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "pat_internal.h"
+#include "pat/pat_layer.h"
 
 /* Raises code on comm with a message printed once per kind of error. */
 static int arg_error(MPI_Comm comm, int code, int once_key, const char *msg) {
@@ -141,8 +142,10 @@ static int run_alg(pat_call *c, pat_reduce_alg alg) {
                               .count = c->count,
                               .commutative = c->commutative,
                               .in_place = c->in_place,
-                              .arrivals = c->arrivals,
-                              .round_cost = c->round_cost};
+                              .model = c->model,
+                              .elem_size = c->count > 0 ? c->bytes / c->count
+                                                        : 0,
+                              .arrivals = c->arrivals};
   err = pat_comm_state_schedule(c->state, alg, &params, c->rank, &sched);
   if (err != PAT_SUCCESS) {
     rc = err == PAT_ERR_NO_MEMORY ? MPI_ERR_NO_MEM : MPI_ERR_INTERN;
@@ -160,18 +163,19 @@ typedef struct oracle {
 } oracle;
 
 /* The PAT layer's part of every call: stamp the arrival and exchange.
- * For the oracle, also its arrival times and round cost (NaN when the
- * caller gave none and none is measured or configured). */
-static int pat_arrive(pat_call *c, const oracle *orc) {
+ * For the oracle, also its arrival times and model (*have_model 0 when the
+ * caller gave no round cost and no model is measured or configured). */
+static int pat_arrive(pat_call *c, const oracle *orc, int *have_model) {
   double stamp;
   int rc = pat_comm_state_pat(c->state, &c->pat);
   if (rc == MPI_SUCCESS)
     rc = pat_state_arrive(c->pat, &stamp);
   if (rc == MPI_SUCCESS && orc != NULL) {
     c->arrivals = orc->arrivals;
-    c->round_cost = orc->round_cost > 0
-                        ? orc->round_cost
-                        : pat_state_round_cost(c->pat, c->bytes);
+    if (orc->round_cost > 0)
+      c->model = (pat_model){orc->round_cost, 0, 0};
+    else
+      *have_model = pat_state_model(c->pat, &c->model);
   }
   return rc;
 }
@@ -189,7 +193,7 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
   pat_call_props props;
   pat_reduce_alg chosen = alg;
   const pat_config *cfg = pat_config_get();
-  int rc = check_args(&c, alg);
+  int rc = check_args(&c, alg), have_model = 1;
 
   if (rc != MPI_SUCCESS)
     goto out;
@@ -202,11 +206,11 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
    * every call stamps and exchanges (every rank takes the same path). */
   if ((pat_alg_table[alg].needs & PAT_NEEDS_PATS) ||
       pat_comm_state_has_pat(c.state)) {
-    rc = pat_arrive(&c, orc);
+    rc = pat_arrive(&c, orc, &have_model);
     if (rc != MPI_SUCCESS)
       goto raise;
   }
-  if (orc != NULL && !(c.round_cost > 0)) {
+  if (orc != NULL && !have_model) {
     /* the same on every rank: the cost state comes from exchanged data */
     pat_warn_once(ONCE_ALG, "round_cost=0 asks for the measured round cost, "
                             "but none is measured or configured yet; pass "
@@ -244,7 +248,7 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
   if (count > 0) {
     /* predict only for an algorithm that uses arrival times */
     if (orc == NULL && (pat_alg_table[chosen].needs & PAT_NEEDS_PATS))
-      c.arrivals = pat_state_predict(c.pat, c.bytes, &c.round_cost);
+      c.arrivals = pat_state_predict(c.pat, &c.model);
     rc = run_alg(&c, chosen);
   }
 depart:

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "pat_internal.h"
+#include "pat/pat_layer.h"
 
 typedef struct slots {
   int n;
@@ -146,7 +147,8 @@ int pat_exec_run(const pat_schedule *sched, const pat_call *call) {
     }
     /* the PAT layer learns the round cost from receiving rounds */
     if (call->pat != NULL && nrecv > 0 && rc == MPI_SUCCESS)
-      pat_state_round_sample(call->pat, (PMPI_Wtime() - t0) / nrecv);
+      pat_state_transfer_sample(call->pat, call->bytes,
+                                (PMPI_Wtime() - t0) / nrecv);
     i = end;
   }
 out:

@@ -38,8 +38,8 @@ typedef struct pat_call {
   int tag; /* first of the PAT_TAGS_PER_CALL tags of this call on priv */
   pat_comm_state *state;  /* per-communicator state (schedule cache) */
   struct pat_state *pat;  /* PAT layer state, or NULL */
-  const double *arrivals; /* clairvoyant inputs (predicted or oracle) */
-  double round_cost;
+  const double *arrivals; /* clairvoyant inputs (predicted or told) */
+  pat_model model;        /* cost model for this call (predicted or told) */
 } pat_call;
 
 /* ---- the algorithm table ---------------------------------------------- */
@@ -271,40 +271,5 @@ int pat_local_combine(const void *in, void *inout, int count,
 
 /* Runs rank's program of sched for call.  MPI error code. */
 int pat_exec_run(const pat_schedule *sched, const pat_call *call);
-
-/* ---- PAT layer (pat/) ------------------------------------------------------
- */
-
-typedef struct pat_state pat_state;
-
-/* Collective on priv (clock offsets).  MPI error code. */
-int pat_state_alloc(MPI_Comm priv, int clock_tag, const pat_config *cfg,
-                    pat_state **out);
-void pat_state_free(pat_state *ps); /* accepts NULL; collective */
-
-/* The global time base. */
-double pat_state_now(const pat_state *ps);
-
-/* At the start of a call: stamps the arrival (writes it), completes the
- * exchanges due now and starts this call's.  MPI error code. */
-int pat_state_arrive(pat_state *ps, double *stamp);
-
-/* The predicted relative arrival times of this call (nranks entries,
- * owned by ps) and the round cost d for bytes per message. */
-const double *pat_state_predict(pat_state *ps, double bytes, double *d);
-
-/* The round cost for bytes: override, model or measured (NaN if none). */
-double pat_state_round_cost(const pat_state *ps, double bytes);
-
-/* The executor's measurement of one round: wait + combine, seconds. */
-void pat_state_round_sample(pat_state *ps, double seconds);
-
-/* At the end of a call of bytes per message: counts it, refreshes clock
- * offsets when due. */
-int pat_state_depart(pat_state *ps, double bytes);
-
-/* Ping-pong clock offset estimation on comm with tag (pat/clock.c). */
-int pat_clock_sync(MPI_Comm comm, int tag, int rounds, double *offset,
-                   double *bound);
 
 #endif /* PAT_INTERNAL_H */

@@ -704,17 +704,24 @@ static int arrival_cmp(const void *a, const void *b) {
                               : cmp_int(x->seq, y->seq);
 }
 
+double pat_sched_round_cost(const pat_sched_params *params) {
+  return pat_model_round_cost(&params->model,
+                              (double)params->count * params->elem_size);
+}
+
 int pat_schedule_simulate(const pat_schedule *sched, const double *arrivals,
-                          double round_cost, double *completion) {
+                          const pat_model *model, double *completion) {
   vctx c = {0};
   msg *sends = NULL, *recvs = NULL;
   arrival_evt *ev = NULL;
   double *t = NULL;
   int nsend = 0, nrecv = 0, err = PAT_SUCCESS;
-  if (sched == NULL || completion == NULL || !(round_cost >= 0)) {
+  if (sched == NULL || completion == NULL) {
     err = PAT_ERR_INVALID_ARG;
     goto out;
   }
+  if (model == NULL)
+    model = &sched->params.model;
   c.s = sched;
   c.nslots = PAT_SLOT_TMP0 + PAT_SCHED_MAX_TMP;
   err = collect_msgs(&c, &sends, &nsend, &recvs, &nrecv);
@@ -738,7 +745,9 @@ int pat_schedule_simulate(const pat_schedule *sched, const double *arrivals,
     qsort(ev + i, (size_t)(end - i), sizeof *ev, arrival_cmp);
     for (int k = i; k < end; k++) {
       double *tr = &t[ev[k].to];
-      *tr = (*tr > ev[k].sent ? *tr : ev[k].sent) + round_cost;
+      *tr = (*tr > ev[k].sent ? *tr : ev[k].sent) +
+            pat_model_round_cost(model, (double)sends[k].count *
+                                            sched->params.elem_size);
     }
     i = end;
   }

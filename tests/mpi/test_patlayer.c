@@ -185,7 +185,7 @@ static void test_execute(void) {
                             .commutative = alg,
                             .in_place = in_place,
                             .arrivals = a,
-                            .round_cost = 1e-6};
+                            .model = {1e-6, 0, 0}};
       pat_schedule *s = NULL;
       long in[5], out[5];
       pat_reduce_alg id =

@@ -35,7 +35,7 @@ static pat_schedule *clairvoyant(int P, int root, int comm, int in_place,
                         .commutative = comm,
                         .in_place = in_place,
                         .arrivals = a,
-                        .round_cost = d};
+                        .model = {d, 0, 0}};
   pat_schedule *s = NULL;
   int err = pat_schedule_build(PAT_REDUCE_ALG_CLAIRVOYANT, &p, rank, &s);
   if (err != PAT_SUCCESS)
@@ -52,7 +52,7 @@ static double check(const pat_schedule *s, const double *a, double d) {
   if (pat_schedule_validate_tree(s, why, sizeof why) != PAT_SUCCESS)
     fail_msg("P=%d root=%d comm=%d in_place=%d: %s", p->nranks, p->root,
              p->commutative, p->in_place, why);
-  assert_int_equal(pat_schedule_simulate(s, a, d, &sim), PAT_SUCCESS);
+  assert_int_equal(pat_schedule_simulate(s, a, &(pat_model){d, 0, 0}, &sim), PAT_SUCCESS);
   assert_true(fabs(sim - pat_schedule_predicted_time(s)) < 1e-9);
   return sim;
 }
@@ -251,16 +251,16 @@ static void bad_inputs_are_rejected(void **state) {
                         .count = 1,
                         .commutative = 1,
                         .arrivals = NULL,
-                        .round_cost = 1};
+                        .model = {1, 0, 0}};
   pat_schedule *s = NULL;
   (void)state;
   assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_CLAIRVOYANT, &p, -1, &s),
                    PAT_ERR_INVALID_ARG);
   p.arrivals = a;
-  p.round_cost = 0;
+  p.model.alpha = 0;
   assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_CLAIRVOYANT, &p, -1, &s),
                    PAT_ERR_INVALID_ARG);
-  p.round_cost = 1;
+  p.model.alpha = 1;
   p.nranks = 4;
   assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_CLAIRVOYANT, &p, -1, &s),
                    PAT_ERR_INVALID_ARG);
@@ -275,10 +275,10 @@ static void simulate_binomial_with_a_late_leaf(void **state) {
   (void)state;
   assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_BINOMIAL, &p, -1, &s),
                    PAT_SUCCESS);
-  assert_int_equal(pat_schedule_simulate(s, a, 1, &t), PAT_SUCCESS);
+  assert_int_equal(pat_schedule_simulate(s, a, &(pat_model){1, 0, 0}, &t), PAT_SUCCESS);
   assert_true(t == 4);
   a[15] = 4; /* rank 15 sends in round 0: the whole tree waits */
-  assert_int_equal(pat_schedule_simulate(s, a, 1, &t), PAT_SUCCESS);
+  assert_int_equal(pat_schedule_simulate(s, a, &(pat_model){1, 0, 0}, &t), PAT_SUCCESS);
   assert_true(t == 8);
   assert_true(isnan(pat_schedule_predicted_time(s)));
   pat_schedule_free(s);
