@@ -49,7 +49,14 @@ typedef enum pat_sched_kind {
   PAT_SCHED_COPY      /* dst = src over [offset, offset+count) */
 } pat_sched_kind;
 
-enum { PAT_SLOT_SEND = 0, PAT_SLOT_RECV = 1, PAT_SLOT_TMP0 = 2 };
+/* Slots: the user's buffers, then temporaries PAT_SLOT_TMP0 .. up to (not
+ * including) PAT_SLOT_MAX, each able to hold count elements. */
+enum {
+  PAT_SLOT_SEND = 0,
+  PAT_SLOT_RECV = 1,
+  PAT_SLOT_TMP0 = 2,
+  PAT_SLOT_MAX = PAT_SLOT_TMP0 + 16
+};
 
 typedef struct pat_sched_op {
   pat_sched_kind kind;

@@ -105,6 +105,27 @@ int pat_schedule_check_program(const pat_schedule *sched, int rank);
 void pat_schedule_set_prediction(pat_schedule *sched, double completion,
                                  unsigned long long hash);
 
+/* ---- dataflow (src/core/dataflow.c) ------------------------------------ */
+
+/* The dependencies of one rank's program (rule in pat_schedule.h):
+ * pred[pred_start[i] .. pred_start[i+1]) are the earlier operations i waits
+ * for, succ[...] the later ones waiting for i; chan_prev[i] (chan_next[i])
+ * is the previous (next) SEND to / RECV from the same peer, or -1. */
+typedef struct pat_deps {
+  int nops, npred;
+  int *pred_start, *pred;
+  int *succ_start, *succ;
+  int *chan_prev, *chan_next;
+} pat_deps;
+
+/* in_place_root: the program is the root's and it passed MPI_IN_PLACE (the
+ * send slot names the receive buffer).  Returns a pat_reduce_error
+ * (PAT_ERR_INVALID_ARG for a slot outside 0..PAT_SLOT_MAX-1 or a negative
+ * range). */
+int pat_deps_alloc(const pat_sched_op *ops, int nops, int in_place_root,
+                   pat_deps **out);
+void pat_deps_free(pat_deps *deps); /* accepts NULL */
+
 /* ---- trees ------------------------------------------------------------- */
 
 /* One event of a rank's part in a reduction tree. */
