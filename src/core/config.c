@@ -50,6 +50,11 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                              "neighbour may stay silent before it counts as "
                              "late; auto = this rank's measured time of one "
                              "transfer of the message"},
+    [PAT_ENV_MAX_OUTSTANDING] = {"PAT_REDUCE_MAX_OUTSTANDING", "16",
+                                 "schedule executor: transfers a rank may "
+                                 "post ahead of its earliest unfinished round "
+                                 "(0..1000000); those of that round are "
+                                 "always posted"},
 };
 
 static const char *env_value(const char *(*get)(const char *), int index) {
@@ -145,6 +150,10 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
       goto out;
     }
   }
+  if (!parse_long(cfg, PAT_ENV_MAX_OUTSTANDING,
+                  env_value(get, PAT_ENV_MAX_OUTSTANDING), 0, 1000000, &x))
+    goto out;
+  cfg->max_outstanding = (int)x;
   cfg->lr_patience = -1.0;
   if (strcasecmp(patience, "auto") != 0) {
     end = NULL;

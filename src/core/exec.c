@@ -1,158 +1,379 @@
 /*
- * The executor: runs one rank's program of a schedule, round by round.
- * In each round it posts every receive and send of the round with
- * PMPI_Irecv / PMPI_Isend, waits for all of them, then runs the round's
- * combines and copies in program order.  All traffic goes over the private
- * communicator with the call's tag.
+ * The executor: runs one rank's program of a schedule as a dataflow.
+ *
+ * Idea.  An operation starts as soon as the earlier operations it depends
+ * on (same buffer, overlapping range, one of them writing: dataflow.c) have
+ * finished, and a send (receive) is posted only after the previous send to
+ * (receive from) the same peer, so MPI matches messages in program order
+ * on the call's one tag.  Combines and copies run the moment their inputs
+ * are in; a late peer delays only what depends on it, and a send to a late
+ * parent no longer blocks the receives that follow it.
+ *
+ * Step function.  pat_exec_start prepares the run (buffers, dependencies)
+ * and starts what can start; pat_exec_progress starts and completes what it
+ * can without blocking and says whether the program is done; pat_exec_wait
+ * blocks (PMPI_Waitany, not a spin) until it is, then frees everything.
+ * The blocking reduction is start + wait; a non-blocking one or a progress
+ * thread drives the same steps.
+ *
+ * Outstanding operations.  Every operation of the earliest round that is
+ * not finished may be in flight (the validator proves that this much never
+ * deadlocks); operations of later rounds are posted early only while fewer
+ * than PAT_REDUCE_MAX_OUTSTANDING (default 16; like Open MPI's
+ * max_outstanding_reqs) transfers are in flight.
+ *
+ * Measurements.  Every finished receive (posted to completed) and combine
+ * is a (bytes, seconds) sample for the PAT layer's model, and every
+ * transfer and combine an interval for the trace.
  */
 #include <stdlib.h>
 
-#include "pat_internal.h"
 #include "pat/pat_layer.h"
+#include "pat_internal.h"
 
-typedef struct slots {
-  int n;
-  const char **rd; /* readable address of element 0 of each slot */
-  char **wr;       /* writable address, NULL for the user's send buffer */
-  pat_tmpbuf *tmp;
-  int ntmp;
-} slots;
+enum { WAITING = 0, STARTED, DONE };
 
-static void slots_free(slots *s) {
-  for (int i = 0; i < s->ntmp; i++)
-    pat_tmpbuf_free(&s->tmp[i]);
-  free(s->tmp);
-  free(s->rd);
-  free(s->wr);
-}
-
-static int slots_alloc(slots *s, const pat_schedule *sched,
-                       const pat_call *call) {
-  int rc = MPI_SUCCESS;
-  int ntmp = pat_schedule_ntmp(sched, call->rank);
-  s->n = PAT_SLOT_TMP0 + ntmp;
-  s->ntmp = 0;
-  s->rd = calloc((size_t)s->n, sizeof *s->rd);
-  s->wr = calloc((size_t)s->n, sizeof *s->wr);
-  s->tmp = calloc((size_t)(ntmp > 0 ? ntmp : 1), sizeof *s->tmp);
-  if (s->rd == NULL || s->wr == NULL || s->tmp == NULL) {
-    rc = MPI_ERR_NO_MEM;
-    goto out;
-  }
-  s->rd[PAT_SLOT_SEND] = call->sendbuf;
-  s->wr[PAT_SLOT_SEND] = call->in_place ? call->recvbuf : NULL;
-  s->rd[PAT_SLOT_RECV] = call->rank == call->root ? call->recvbuf : NULL;
-  s->wr[PAT_SLOT_RECV] = call->rank == call->root ? call->recvbuf : NULL;
-  for (; s->ntmp < ntmp; s->ntmp++) {
-    rc = pat_tmpbuf_alloc(&s->tmp[s->ntmp], call->count, call->datatype);
-    if (rc != MPI_SUCCESS)
-      goto out;
-    s->rd[PAT_SLOT_TMP0 + s->ntmp] = s->tmp[s->ntmp].base;
-    s->wr[PAT_SLOT_TMP0 + s->ntmp] = s->tmp[s->ntmp].base;
-  }
-out:
-  return rc;
-}
+struct pat_exec {
+  pat_call call; /* a copy: the caller's may go away */
+  const pat_sched_op *ops;
+  int nops;
+  pat_deps *deps;
+  MPI_Aint extent;
+  double elem_bytes;
+  /* buffers by slot: readable and writable addresses of element 0 */
+  const char *rd[PAT_SLOT_MAX];
+  char *wr[PAT_SLOT_MAX];
+  pat_tmpbuf tmp[PAT_SLOT_MAX];
+  /* per operation */
+  unsigned char *state;
+  int *npend;     /* predecessors not finished */
+  double *posted; /* when a transfer was posted */
+  /* operations ready to start (FIFO), and those held back by the bound */
+  int *ready, nready, rhead;
+  int *held, nheld;
+  /* transfers in flight: requests and their operations */
+  MPI_Request *reqs;
+  int *req_op, *idx, ninflight;
+  int first, ndone, max_outstanding;
+};
 
 /* Address checks: a program naming a slot this rank lacks is an internal
  * error, never a write through NULL. */
-static int rd_at(const slots *s, int slot, int elem, MPI_Aint extent,
-                 const char **p) {
-  if (slot < 0 || slot >= s->n || s->rd[slot] == NULL)
+static int rd_at(const pat_exec *x, int slot, int elem, const char **p) {
+  if (slot < 0 || slot >= PAT_SLOT_MAX || x->rd[slot] == NULL)
     return MPI_ERR_INTERN;
-  *p = pat_celem(s->rd[slot], elem, extent);
+  *p = pat_celem(x->rd[slot], elem, x->extent);
   return MPI_SUCCESS;
 }
 
-static int wr_at(const slots *s, int slot, int elem, MPI_Aint extent,
-                 char **p) {
-  if (slot < 0 || slot >= s->n || s->wr[slot] == NULL)
+static int wr_at(const pat_exec *x, int slot, int elem, char **p) {
+  if (slot < 0 || slot >= PAT_SLOT_MAX || x->wr[slot] == NULL)
     return MPI_ERR_INTERN;
-  *p = pat_elem(s->wr[slot], elem, extent);
+  *p = pat_elem(x->wr[slot], elem, x->extent);
   return MPI_SUCCESS;
 }
 
-int pat_exec_run(const pat_schedule *sched, const pat_call *call) {
-  const pat_sched_op *ops = pat_schedule_ops(sched, call->rank);
-  int nops = pat_schedule_nops(sched, call->rank);
-  MPI_Request *reqs = NULL;
-  MPI_Aint lb, extent;
-  slots s = {0};
-  int rc = PMPI_Type_get_extent(call->datatype, &lb, &extent);
-  int i = 0;
+static int buffers_alloc(pat_exec *x, int ntmp) {
+  const pat_call *c = &x->call;
+  int rc = MPI_SUCCESS;
+  x->rd[PAT_SLOT_SEND] = c->sendbuf;
+  x->wr[PAT_SLOT_SEND] = c->in_place ? c->recvbuf : NULL;
+  x->rd[PAT_SLOT_RECV] = c->rank == c->root ? c->recvbuf : NULL;
+  x->wr[PAT_SLOT_RECV] = c->rank == c->root ? c->recvbuf : NULL;
+  for (int k = 0; k < ntmp && PAT_SLOT_TMP0 + k < PAT_SLOT_MAX; k++) {
+    rc = pat_tmpbuf_alloc(&x->tmp[k], c->count, c->datatype);
+    if (rc != MPI_SUCCESS)
+      break;
+    x->rd[PAT_SLOT_TMP0 + k] = x->tmp[k].base;
+    x->wr[PAT_SLOT_TMP0 + k] = x->tmp[k].base;
+  }
+  return rc;
+}
 
-  if (rc != MPI_SUCCESS || nops == 0)
-    goto out;
-  rc = slots_alloc(&s, sched, call);
-  if (rc != MPI_SUCCESS)
-    goto out;
-  reqs = malloc((size_t)nops * sizeof *reqs);
-  if (reqs == NULL) {
+void pat_exec_free(pat_exec *x) {
+  if (x == NULL)
+    return;
+  for (int k = 0; k < PAT_SLOT_MAX; k++)
+    pat_tmpbuf_free(&x->tmp[k]);
+  pat_deps_free(x->deps);
+  free(x->state);
+  free(x->npend);
+  free(x->posted);
+  free(x->ready);
+  free(x->held);
+  free(x->reqs);
+  free(x->req_op);
+  free(x->idx);
+  free(x);
+}
+
+static int is_transfer(const pat_sched_op *op) {
+  return op->kind == PAT_SCHED_SEND || op->kind == PAT_SCHED_RECV;
+}
+
+static void push_ready(pat_exec *x, int i) {
+  x->ready[(x->rhead + x->nready++) % x->nops] = i;
+}
+
+/* Ready when no predecessor is pending and the previous transfer on the
+ * same channel has been posted. */
+static void maybe_ready(pat_exec *x, int i) {
+  int prev = x->deps->chan_prev[i];
+  if (x->state[i] == WAITING && x->npend[i] == 0 &&
+      (prev < 0 || x->state[prev] != WAITING))
+    push_ready(x, i);
+}
+
+/* Held-back transfers get another chance (the bound or the first round
+ * moved). */
+static void release_held(pat_exec *x) {
+  for (int k = 0; k < x->nheld; k++)
+    push_ready(x, x->held[k]);
+  x->nheld = 0;
+}
+
+static void finish(pat_exec *x, int i) {
+  const pat_deps *d = x->deps;
+  int round = x->ops[x->first < x->nops ? x->first : 0].round;
+  x->state[i] = DONE;
+  x->ndone++;
+  for (int k = d->succ_start[i]; k < d->succ_start[i + 1]; k++) {
+    int j = d->succ[k];
+    if (--x->npend[j] == 0)
+      maybe_ready(x, j);
+  }
+  while (x->first < x->nops && x->state[x->first] == DONE)
+    x->first++;
+  if (x->nheld > 0 && x->first < x->nops && x->ops[x->first].round != round)
+    release_held(x);
+}
+
+static void note_transfer(pat_exec *x, int i, double now) {
+  const pat_sched_op *op = &x->ops[i];
+  double bytes = (double)op->count * x->elem_bytes;
+  pat_trace_note(&x->call,
+                 op->kind == PAT_SCHED_RECV ? PAT_TRACE_RECV : PAT_TRACE_SEND,
+                 op->peer, op->count, x->posted[i], now);
+  if (op->kind == PAT_SCHED_RECV && x->call.pat != NULL)
+    pat_state_transfer_sample(x->call.pat, bytes, now - x->posted[i]);
+}
+
+static int run_local(pat_exec *x, int i) {
+  const pat_sched_op *op = &x->ops[i];
+  const char *from;
+  char *to;
+  int rc = rd_at(x, op->src, op->offset, &from);
+  if (rc == MPI_SUCCESS)
+    rc = wr_at(x, op->dst, op->offset, &to);
+  if (rc == MPI_SUCCESS && op->kind == PAT_SCHED_COMBINE) {
+    double t0 = PMPI_Wtime(), t1;
+    rc = pat_local_combine(from, to, op->count, x->call.datatype, x->call.op);
+    t1 = PMPI_Wtime();
+    pat_trace_note(&x->call, PAT_TRACE_COMBINE, -1, op->count, t0, t1);
+    if (x->call.pat != NULL && op->count > 0)
+      pat_state_combine_sample(x->call.pat, (double)op->count * x->elem_bytes,
+                               t1 - t0);
+  } else if (rc == MPI_SUCCESS) {
+    rc = pat_local_copy(from, to, op->count, x->call.datatype);
+  }
+  return rc;
+}
+
+static int post(pat_exec *x, int i) {
+  const pat_sched_op *op = &x->ops[i];
+  const pat_call *c = &x->call;
+  MPI_Request *req = &x->reqs[x->ninflight];
+  int rc;
+  x->posted[i] = PMPI_Wtime();
+  if (op->kind == PAT_SCHED_RECV) {
+    char *to;
+    rc = wr_at(x, op->dst, op->offset, &to);
+    if (rc == MPI_SUCCESS)
+      rc = PMPI_Irecv(to, op->count, c->datatype, op->peer, c->tag, c->priv,
+                      req);
+  } else {
+    const char *from;
+    rc = rd_at(x, op->src, op->offset, &from);
+    if (rc == MPI_SUCCESS)
+      rc = PMPI_Isend(from, op->count, c->datatype, op->peer, c->tag, c->priv,
+                      req);
+  }
+  if (rc == MPI_SUCCESS) {
+    x->req_op[x->ninflight++] = i;
+    x->state[i] = STARTED;
+  }
+  return rc;
+}
+
+/* Starts everything that may start now.  A transfer beyond the earliest
+ * unfinished round waits while the bound is reached. */
+static int start_ready(pat_exec *x) {
+  int rc = MPI_SUCCESS;
+  while (x->nready > 0 && rc == MPI_SUCCESS) {
+    int i = x->ready[x->rhead];
+    x->rhead = (x->rhead + 1) % x->nops;
+    x->nready--;
+    if (x->state[i] != WAITING)
+      continue;
+    if (!is_transfer(&x->ops[i])) {
+      x->state[i] = STARTED;
+      rc = run_local(x, i);
+      if (rc == MPI_SUCCESS)
+        finish(x, i);
+      continue;
+    }
+    if (x->ops[i].round > x->ops[x->first].round &&
+        x->ninflight >= x->max_outstanding) {
+      x->held[x->nheld++] = i;
+      continue;
+    }
+    rc = post(x, i);
+    if (rc == MPI_SUCCESS && x->deps->chan_next[i] >= 0)
+      maybe_ready(x, x->deps->chan_next[i]);
+  }
+  return rc;
+}
+
+/* Retires the in-flight transfers at positions idx[0..n) of reqs. */
+static void retire(pat_exec *x, const int *idx, int n) {
+  double now = PMPI_Wtime();
+  for (int k = 0; k < n; k++) {
+    int i = x->req_op[idx[k]];
+    note_transfer(x, i, now);
+    x->req_op[idx[k]] = -1;
+  }
+  /* compact, keeping posting order; MPI set the requests to NULL */
+  {
+    int m = 0;
+    for (int k = 0; k < x->ninflight; k++)
+      if (x->req_op[k] >= 0) {
+        x->reqs[m] = x->reqs[k];
+        x->req_op[m++] = x->req_op[k];
+      }
+    x->ninflight = m;
+  }
+  for (int k = 0; k < n; k++)
+    finish(x, x->idx[n + k]);
+  if (x->nheld > 0)
+    release_held(x);
+}
+
+static int complete_some(pat_exec *x, int blocking) {
+  int rc = MPI_SUCCESS, n = 0;
+  if (x->ninflight == 0)
+    return rc;
+  if (blocking) {
+    int k = MPI_UNDEFINED;
+    rc = PMPI_Waitany(x->ninflight, x->reqs, &k, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && k != MPI_UNDEFINED) {
+      x->idx[0] = k;
+      n = 1;
+    }
+  } else {
+    rc = PMPI_Testsome(x->ninflight, x->reqs, &n, x->idx, MPI_STATUSES_IGNORE);
+    if (n == MPI_UNDEFINED)
+      n = 0;
+  }
+  if (rc == MPI_SUCCESS && n > 0) {
+    /* remember the operations before compaction reorders positions */
+    for (int k = 0; k < n; k++)
+      x->idx[n + k] = x->req_op[x->idx[k]];
+    retire(x, x->idx, n);
+  }
+  return rc;
+}
+
+int pat_exec_start(const pat_schedule *sched, const pat_call *call,
+                   pat_exec **out) {
+  pat_exec *x = calloc(1, sizeof *x);
+  const pat_sched_params *p = pat_schedule_params(sched);
+  MPI_Aint lb;
+  MPI_Count size = 0;
+  int rc = MPI_SUCCESS, n, err;
+  if (x == NULL) {
     rc = MPI_ERR_NO_MEM;
     goto out;
   }
-  while (i < nops && rc == MPI_SUCCESS) {
-    int round = ops[i].round, end = i, nreq = 0, nrecv = 0;
-    double t0, posted = PMPI_Wtime();
-    while (end < nops && ops[end].round == round)
-      end++;
-    /* communication of the round */
-    for (int k = i; k < end && rc == MPI_SUCCESS; k++) {
-      const pat_sched_op *op = &ops[k];
-      const char *from;
-      char *to;
-      if (op->kind == PAT_SCHED_RECV) {
-        rc = wr_at(&s, op->dst, op->offset, extent, &to);
-        if (rc == MPI_SUCCESS)
-          rc = PMPI_Irecv(to, op->count, call->datatype, op->peer, call->tag,
-                          call->priv, &reqs[nreq++]);
-        nrecv++;
-      } else if (op->kind == PAT_SCHED_SEND) {
-        rc = rd_at(&s, op->src, op->offset, extent, &from);
-        if (rc == MPI_SUCCESS)
-          rc = PMPI_Isend(from, op->count, call->datatype, op->peer, call->tag,
-                          call->priv, &reqs[nreq++]);
-      }
-    }
-    t0 = PMPI_Wtime();
-    if (nreq > 0) {
-      int wrc = PMPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
-      if (rc == MPI_SUCCESS)
-        rc = wrc;
-    }
-    /* tracing: a round's transfers share one interval (one Waitall) */
-    for (int k = i; k < end && pat_trace_on(call); k++)
-      if (ops[k].kind == PAT_SCHED_RECV || ops[k].kind == PAT_SCHED_SEND)
-        pat_trace_note(call,
-                       ops[k].kind == PAT_SCHED_RECV ? PAT_TRACE_RECV
-                                                     : PAT_TRACE_SEND,
-                       ops[k].peer, ops[k].count, posted, PMPI_Wtime());
-    /* local operations of the round, in order */
-    for (int k = i; k < end && rc == MPI_SUCCESS; k++) {
-      const pat_sched_op *op = &ops[k];
-      const char *from;
-      char *to;
-      if (op->kind != PAT_SCHED_COMBINE && op->kind != PAT_SCHED_COPY)
-        continue;
-      rc = rd_at(&s, op->src, op->offset, extent, &from);
-      if (rc == MPI_SUCCESS)
-        rc = wr_at(&s, op->dst, op->offset, extent, &to);
-      if (rc == MPI_SUCCESS && op->kind == PAT_SCHED_COMBINE) {
-        double c0 = PMPI_Wtime();
-        rc = pat_local_combine(from, to, op->count, call->datatype, call->op);
-        pat_trace_note(call, PAT_TRACE_COMBINE, -1, op->count, c0,
-                       PMPI_Wtime());
-      } else if (rc == MPI_SUCCESS)
-        rc = pat_local_copy(from, to, op->count, call->datatype);
-    }
-    /* the PAT layer learns the round cost from receiving rounds */
-    if (call->pat != NULL && nrecv > 0 && rc == MPI_SUCCESS)
-      pat_state_transfer_sample(call->pat, call->bytes,
-                                (PMPI_Wtime() - t0) / nrecv);
-    i = end;
+  x->call = *call;
+  x->ops = pat_schedule_ops(sched, call->rank);
+  x->nops = n = pat_schedule_nops(sched, call->rank);
+  x->max_outstanding = pat_config_get()->max_outstanding;
+  rc = PMPI_Type_get_extent(call->datatype, &lb, &x->extent);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Type_size_x(call->datatype, &size);
+  if (rc != MPI_SUCCESS || n == 0)
+    goto out;
+  x->elem_bytes = (double)size;
+  err = pat_deps_alloc(x->ops, n, p->in_place && call->rank == call->root,
+                       &x->deps);
+  if (err != PAT_SUCCESS) {
+    rc = err == PAT_ERR_NO_MEMORY ? MPI_ERR_NO_MEM : MPI_ERR_INTERN;
+    goto out;
   }
+  x->state = calloc((size_t)n, sizeof *x->state);
+  x->npend = malloc((size_t)n * sizeof *x->npend);
+  x->posted = calloc((size_t)n, sizeof *x->posted);
+  x->ready = malloc((size_t)n * sizeof *x->ready);
+  x->held = malloc((size_t)n * sizeof *x->held);
+  x->reqs = malloc((size_t)n * sizeof *x->reqs);
+  x->req_op = malloc((size_t)n * sizeof *x->req_op);
+  x->idx = malloc((size_t)(2 * n) * sizeof *x->idx);
+  if (!x->state || !x->npend || !x->posted || !x->ready || !x->held ||
+      !x->reqs || !x->req_op || !x->idx) {
+    rc = MPI_ERR_NO_MEM;
+    goto out;
+  }
+  rc = buffers_alloc(x, pat_schedule_ntmp(sched, call->rank));
+  if (rc != MPI_SUCCESS)
+    goto out;
+  for (int i = 0; i < n; i++)
+    x->npend[i] = x->deps->pred_start[i + 1] - x->deps->pred_start[i];
+  for (int i = 0; i < n; i++)
+    maybe_ready(x, i);
+  rc = start_ready(x);
 out:
-  free(reqs);
-  slots_free(&s);
+  if (rc != MPI_SUCCESS) {
+    pat_exec_free(x);
+    x = NULL;
+  }
+  *out = x;
+  return rc;
+}
+
+int pat_exec_progress(pat_exec *x, int *done) {
+  int rc = MPI_SUCCESS, before;
+  do {
+    before = x->ndone;
+    rc = complete_some(x, 0);
+    if (rc == MPI_SUCCESS)
+      rc = start_ready(x);
+  } while (rc == MPI_SUCCESS && x->ndone != before && x->ndone < x->nops);
+  *done = x->ndone == x->nops;
+  return rc;
+}
+
+int pat_exec_wait(pat_exec *x) {
+  int rc = MPI_SUCCESS, done = 0;
+  while (rc == MPI_SUCCESS) {
+    rc = pat_exec_progress(x, &done);
+    if (rc != MPI_SUCCESS || done)
+      break;
+    if (x->ninflight == 0) {
+      rc = MPI_ERR_INTERN; /* nothing in flight, nothing ready: a bad program */
+      break;
+    }
+    rc = complete_some(x, 1);
+    if (rc == MPI_SUCCESS)
+      rc = start_ready(x);
+  }
+  pat_exec_free(x);
+  return rc;
+}
+
+int pat_exec_run(const pat_schedule *sched, const pat_call *call) {
+  pat_exec *x = NULL;
+  int rc = pat_exec_start(sched, call, &x);
+  if (rc == MPI_SUCCESS && x != NULL)
+    rc = pat_exec_wait(x);
   return rc;
 }

@@ -175,6 +175,7 @@ enum {
   PAT_ENV_MODEL,
   PAT_ENV_ROUND_COST,
   PAT_ENV_LR_PATIENCE,
+  PAT_ENV_MAX_OUTSTANDING,
   PAT_ENV_COUNT
 };
 
@@ -190,10 +191,11 @@ typedef struct pat_config {
   long clock_refresh;    /* re-estimate clock offsets every N calls, 0 never */
   int has_model;         /* PAT_REDUCE_MODEL was given and read */
   pat_model model;
-  double round_cost;  /* PAT_REDUCE_ROUND_COST, or 0 if unset */
-  double lr_patience; /* PAT_REDUCE_LR_PATIENCE seconds, < 0 for auto */
-  int error;          /* PAT_SUCCESS or PAT_ERR_BAD_ENV */
-  char why[512];      /* message for error */
+  double round_cost;   /* PAT_REDUCE_ROUND_COST, or 0 if unset */
+  double lr_patience;  /* PAT_REDUCE_LR_PATIENCE seconds, < 0 for auto */
+  int max_outstanding; /* transfers posted ahead of the earliest round */
+  int error;           /* PAT_SUCCESS or PAT_ERR_BAD_ENV */
+  char why[512];       /* message for error */
 } pat_config;
 
 /* Parses a configuration from a getenv-like function (tests pass their own). */
@@ -290,7 +292,27 @@ int pat_local_combine(const void *in, void *inout, int count,
 
 /* ---- executor ----------------------------------------------------------- */
 
-/* Runs rank's program of sched for call.  MPI error code. */
+/* One rank's run of a schedule as a dataflow (src/core/exec.c).  The call
+ * is copied; its buffers must stay valid until the run is done. */
+typedef struct pat_exec pat_exec;
+
+/* Prepares the run of call->rank's program of sched and starts what can
+ * start.  Writes NULL for an empty program.  MPI error code. */
+int pat_exec_start(const pat_schedule *sched, const pat_call *call,
+                   pat_exec **out);
+
+/* Starts and completes what it can without blocking; *done = 1 once the
+ * whole program has finished.  MPI error code. */
+int pat_exec_progress(pat_exec *exec, int *done);
+
+/* Blocks until the program has finished, then frees exec (accepts NULL).
+ * MPI error code. */
+int pat_exec_wait(pat_exec *exec);
+
+/* Frees an unfinished run without waiting (after an error). */
+void pat_exec_free(pat_exec *exec);
+
+/* start + wait.  MPI error code. */
 int pat_exec_run(const pat_schedule *sched, const pat_call *call);
 
 #endif /* PAT_INTERNAL_H */
