@@ -1,38 +1,65 @@
 /*
  * Per-communicator PAT state: arrival stamps on a global time base, their
- * exchange, the predictor and the measured round cost.
+ * exchange, the predictor and the measured cost model.
  *
  * Principle: every rank must build the same schedule, so everything that
  * shapes it comes from exchanged data, observed at the same call on every
  * rank.  In call k (every PAT_REDUCE_EXCHANGE_INTERVAL calls; 0: never,
- * for a known round cost and told arrival times) each rank
- * contributes {arrival stamp, its measured round cost, message bytes} to a
- * non-blocking allgather; the allgather is completed, and its data
- * observed, at the start of call k + L (PAT_REDUCE_EXCHANGE_LAG), whatever
- * has or has not completed locally before.  No blocking collective sits
- * in the reduction's critical path: the wait in call k + L is for data
- * every rank sent L calls ago.
+ * for a configured model and told arrival times) each rank contributes a
+ * record of FIELDS doubles to a non-blocking allgather: its arrival stamp
+ * and a summary of its measurements in the previous call.  The allgather
+ * is completed, and its data observed, at the start of call k + L
+ * (PAT_REDUCE_EXCHANGE_LAG), whatever has or has not completed locally
+ * before.  No blocking collective sits in the reduction's critical path:
+ * the wait in call k + L is for data every rank sent L calls ago.
  *
- * Round cost: the executor reports, per call, the fastest of the rank's
- * rounds that received (wait + combine; the fastest one waited least for
- * a late sender).  The median over the ranks of one exchange, smoothed
- * (new = (old + median) / 2), is the cost of that message size; other
- * sizes use the nearest measured size.  PAT_REDUCE_ROUND_COST or
- * PAT_REDUCE_MODEL override the measurement.  Until a cost is known the
- * prediction is balanced, for which the greedy tree does not depend on d.
+ * Measurements: the executor reports every receive (bytes, seconds from
+ * post to completion, which includes waiting for a late sender) and every
+ * combine (bytes, seconds).  Per call and kind a rank keeps the fastest
+ * sample at the smallest and at the largest size it saw (the fastest one
+ * waited least; the extreme sizes say most about a line): 2 (bytes,
+ * seconds) pairs per kind, NAN when absent.
+ *
+ * Model: at observe time, per kind and per size, the median over the ranks
+ * that reported that size (robust to a late rank) is one point; at most
+ * PER_EXCHANGE sizes per exchange (those most ranks reported, smaller
+ * first on ties) go into a window of the last PAT_FIT_MAX_SAMPLES points
+ * per kind.  pat_fit_model (pat/fit.c) fits alpha, beta, gamma to the
+ * window: lines by GSL weighted least squares, or with one size only, the
+ * measured round cost at that size as alpha + bytes gamma.  All of it is
+ * computed from the exchanged records in the same order on every rank, so
+ * the model is bitwise identical everywhere.  A fit that gives no model
+ * keeps the previous one.  PAT_REDUCE_ROUND_COST c ({c, 0, 0}) or
+ * PAT_REDUCE_MODEL override the measurement.  Until a model is known the
+ * prediction is balanced, for which the greedy tree does not depend on it.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
 #include "pat/pat_layer.h"
 
 #define MAX_PENDING 65
-#define MAX_SIZES 8
-enum { FIELDS = 3 }; /* per rank and exchange: stamp, round cost, bytes */
+#define PER_EXCHANGE 4 /* sizes per kind that one exchange adds */
+#define KEPT 2         /* (bytes, seconds) pairs per kind per call */
+
+enum { TRANSFER, COMBINE, KINDS };
+/* per rank and exchange: the stamp, then per kind KEPT (bytes, seconds) */
+enum { FIELDS = 1 + KINDS * KEPT * 2 };
+
+/* One call's fastest samples of one kind: [0] at the smallest size, [1]
+ * at the largest; bytes NAN when absent. */
+typedef struct kept {
+  double bytes[KEPT], sec[KEPT];
+} kept;
+
+/* The last PAT_FIT_MAX_SAMPLES points of one kind, a ring. */
+typedef struct window {
+  double bytes[PAT_FIT_MAX_SAMPLES], sec[PAT_FIT_MAX_SAMPLES];
+  int n, next;
+} window;
 
 typedef struct pending {
   MPI_Request req;
@@ -51,13 +78,42 @@ struct pat_state {
   pat_predictor *pred;
   pending fifo[MAX_PENDING];
   int head, npending;
-  double sample;     /* this rank's fastest round in the last call */
-  double last_bytes; /* message bytes of the last call */
-  int nsizes;
-  double sizes[MAX_SIZES], costs[MAX_SIZES];
-  double *work;      /* nranks: stamps and costs being observed */
+  kept call[KINDS];  /* this rank's samples in the current call */
+  window win[KINDS]; /* exchanged points, the same on every rank */
+  int fitted;        /* model holds a fitted model */
+  pat_model model;
+  double *work;      /* nranks: stamps being observed */
+  double *pairs;     /* nranks * KEPT * 2: (bytes, seconds) being observed */
   double *predicted; /* nranks */
 };
+
+static void kept_reset(kept *k) {
+  for (int kind = 0; kind < KINDS; kind++)
+    for (int j = 0; j < KEPT; j++)
+      k[kind].bytes[j] = k[kind].sec[j] = NAN;
+}
+
+/* Keeps the fastest sample at the smallest and at the largest size. */
+static void kept_add(kept *k, double bytes, double sec) {
+  if (!(isfinite(bytes) && bytes > 0 && isfinite(sec) && sec > 0))
+    return;
+  for (int j = 0; j < KEPT; j++)
+    if (k->bytes[j] == bytes) {
+      k->sec[j] = fmin(k->sec[j], sec);
+      return;
+    }
+  if (isnan(k->bytes[0]) || bytes < k->bytes[0]) {
+    if (!isnan(k->bytes[0]) && isnan(k->bytes[1])) {
+      k->bytes[1] = k->bytes[0];
+      k->sec[1] = k->sec[0];
+    }
+    k->bytes[0] = bytes;
+    k->sec[0] = sec;
+  } else if (isnan(k->bytes[1]) || bytes > k->bytes[1]) {
+    k->bytes[1] = bytes;
+    k->sec[1] = sec;
+  } /* else between the two: the extremes say more about a line */
+}
 
 int pat_state_alloc(MPI_Comm priv, int clock_tag, const pat_config *cfg,
                     pat_state **out) {
@@ -70,11 +126,12 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, const pat_config *cfg,
   ps->priv = priv;
   ps->cfg = cfg;
   ps->clock_tag = clock_tag;
-  ps->sample = NAN;
+  kept_reset(ps->call);
   PMPI_Comm_size(priv, &ps->nranks);
   ps->work = malloc((size_t)ps->nranks * sizeof *ps->work);
+  ps->pairs = malloc((size_t)ps->nranks * KEPT * 2 * sizeof *ps->pairs);
   ps->predicted = calloc((size_t)ps->nranks, sizeof *ps->predicted);
-  if (ps->work == NULL || ps->predicted == NULL ||
+  if (ps->work == NULL || ps->pairs == NULL || ps->predicted == NULL ||
       pat_predictor_alloc(cfg->predictor, ps->nranks, &ps->pred, NULL, 0) !=
           PAT_SUCCESS) {
     rc = MPI_ERR_NO_MEM;
@@ -104,6 +161,7 @@ void pat_state_free(pat_state *ps) {
   }
   pat_predictor_free(ps->pred);
   free(ps->work);
+  free(ps->pairs);
   free(ps->predicted);
   free(ps);
 }
@@ -112,48 +170,78 @@ double pat_state_now(const pat_state *ps) {
   return pat_clock_local() + ps->offset;
 }
 
-/* Median of the finite values among n, sorted in place; NaN if none. */
-static double median_finite(double *v, int n) {
-  int k = 0;
-  for (int i = 0; i < n; i++)
-    if (isfinite(v[i]))
-      v[k++] = v[i];
-  if (k == 0)
-    return NAN;
-  gsl_sort(v, 1, (size_t)k);
-  return gsl_stats_median_from_sorted_data(v, 1, (size_t)k);
+static void window_add(window *w, double bytes, double sec) {
+  w->bytes[w->next] = bytes;
+  w->sec[w->next] = sec;
+  w->next = (w->next + 1) % PAT_FIT_MAX_SAMPLES;
+  if (w->n < PAT_FIT_MAX_SAMPLES)
+    w->n++;
 }
 
-static void learn_cost(pat_state *ps, double bytes, double d) {
-  int i = 0;
-  if (!isfinite(d) || d <= 0)
-    return;
-  while (i < ps->nsizes && ps->sizes[i] != bytes)
-    i++;
-  if (i < ps->nsizes) {
-    ps->costs[i] = (ps->costs[i] + d) / 2;
-    return;
+/* Orders (bytes, seconds) pairs by bytes, then seconds. */
+static int cmp_pair(const void *a, const void *b) {
+  const double *x = a, *y = b;
+  if (x[0] != y[0])
+    return (x[0] > y[0]) - (x[0] < y[0]);
+  return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* Adds one kind of an exchange to its window: per size the median over
+ * the ranks that reported it; the PER_EXCHANGE sizes most ranks reported
+ * (the smaller on ties). */
+static void observe_kind(pat_state *ps, const double *all, int kind) {
+  double *v = ps->pairs, taken[PER_EXCHANGE];
+  size_t n = 0;
+  int ntaken = 0;
+
+  for (int r = 0; r < ps->nranks; r++)
+    for (int j = 0; j < KEPT; j++) {
+      const double *f = &all[r * FIELDS + 1 + (kind * KEPT + j) * 2];
+      if (isfinite(f[0]) && f[0] > 0 && isfinite(f[1]) && f[1] > 0) {
+        v[2 * n] = f[0];
+        v[2 * n + 1] = f[1];
+        n++;
+      }
+    }
+  qsort(v, n, 2 * sizeof *v, cmp_pair);
+  while (ntaken < PER_EXCHANGE) {
+    size_t best = 0, best_len = 0;
+    for (size_t i = 0, len; i < n; i += len) {
+      int seen = 0;
+      for (len = 1; i + len < n && v[2 * (i + len)] == v[2 * i]; len++)
+        ;
+      for (int t = 0; t < ntaken; t++)
+        seen |= taken[t] == v[2 * i];
+      if (!seen && len > best_len) {
+        best = i;
+        best_len = len;
+      }
+    }
+    if (best_len == 0)
+      break;
+    taken[ntaken++] = v[2 * best];
+    /* the seconds of one size are sorted, at stride 2 */
+    window_add(
+        &ps->win[kind], v[2 * best],
+        gsl_stats_median_from_sorted_data(&v[2 * best + 1], 2, best_len));
   }
-  if (ps->nsizes == MAX_SIZES) { /* forget the oldest size */
-    ps->nsizes--;
-    memmove(ps->sizes, ps->sizes + 1, (size_t)ps->nsizes * sizeof *ps->sizes);
-    memmove(ps->costs, ps->costs + 1, (size_t)ps->nsizes * sizeof *ps->costs);
-  }
-  ps->sizes[ps->nsizes] = bytes;
-  ps->costs[ps->nsizes++] = d;
 }
 
 static int observe(pat_state *ps, pending *p) {
   int rc = PMPI_Wait(&p->req, MPI_STATUS_IGNORE);
   if (rc == MPI_SUCCESS) {
+    window *t = &ps->win[TRANSFER], *c = &ps->win[COMBINE];
+    pat_model m;
     for (int r = 0; r < ps->nranks; r++)
       ps->work[r] = p->all[r * FIELDS];
     pat_predictor_observe(ps->pred, ps->work);
-    for (int r = 0; r < ps->nranks; r++)
-      ps->work[r] = p->all[r * FIELDS + 1];
-    /* every rank's sample is from the same previous call, of p->all[2]
-     * bytes on every rank */
-    learn_cost(ps, p->all[2], median_finite(ps->work, ps->nranks));
+    /* every rank's samples are from the same previous call */
+    observe_kind(ps, p->all, TRANSFER);
+    observe_kind(ps, p->all, COMBINE);
+    if (pat_fit_model(t->bytes, t->sec, t->n, c->bytes, c->sec, c->n, &m)) {
+      ps->model = m;
+      ps->fitted = 1;
+    }
   }
   free(p->all);
   p->all = NULL;
@@ -178,8 +266,11 @@ int pat_state_arrive(pat_state *ps, double *stamp) {
     if (p->all == NULL)
       return MPI_ERR_NO_MEM;
     p->mine[0] = *stamp;
-    p->mine[1] = ps->sample;
-    p->mine[2] = ps->last_bytes;
+    for (int kind = 0; kind < KINDS; kind++)
+      for (int j = 0; j < KEPT; j++) {
+        p->mine[1 + (kind * KEPT + j) * 2] = ps->call[kind].bytes[j];
+        p->mine[2 + (kind * KEPT + j) * 2] = ps->call[kind].sec[j];
+      }
     p->due = ps->calls + ps->cfg->exchange_lag;
     rc = PMPI_Iallgather(p->mine, FIELDS, MPI_DOUBLE, p->all, FIELDS,
                          MPI_DOUBLE, ps->priv, &p->req);
@@ -188,24 +279,19 @@ int pat_state_arrive(pat_state *ps, double *stamp) {
     else
       free(p->all);
   }
-  ps->sample = NAN;
+  kept_reset(ps->call);
   return rc;
 }
 
 void pat_state_transfer_sample(pat_state *ps, double bytes, double seconds) {
-  (void)bytes;
-  if (!(seconds >= ps->sample)) /* keeps the fastest; NaN replaced */
-    ps->sample = seconds;
+  kept_add(&ps->call[TRANSFER], bytes, seconds);
 }
 
 void pat_state_combine_sample(pat_state *ps, double bytes, double seconds) {
-  (void)ps;
-  (void)bytes;
-  (void)seconds;
+  kept_add(&ps->call[COMBINE], bytes, seconds);
 }
 
 int pat_state_model(const pat_state *ps, pat_model *model) {
-  double d = NAN, dist = INFINITY;
   if (ps->cfg->round_cost > 0) {
     *model = (pat_model){ps->cfg->round_cost, 0, 0};
     return 1;
@@ -214,14 +300,9 @@ int pat_state_model(const pat_state *ps, pat_model *model) {
     *model = ps->cfg->model;
     return 1;
   }
-  for (int i = 0; i < ps->nsizes; i++)
-    if (fabs(ps->sizes[i] - ps->last_bytes) < dist) {
-      dist = fabs(ps->sizes[i] - ps->last_bytes);
-      d = ps->costs[i];
-    }
-  if (isfinite(d))
-    *model = (pat_model){d, 0, 0};
-  return isfinite(d);
+  if (ps->fitted)
+    *model = ps->model;
+  return ps->fitted;
 }
 
 const double *pat_state_predict(pat_state *ps, pat_model *model) {
@@ -237,8 +318,8 @@ const double *pat_state_predict(pat_state *ps, pat_model *model) {
 
 int pat_state_depart(pat_state *ps, double bytes) {
   int rc = MPI_SUCCESS;
+  (void)bytes; /* the samples carry their sizes */
   ps->calls++;
-  ps->last_bytes = bytes;
   if (!ps->global_clock && ps->cfg->clock_refresh > 0 &&
       ps->calls % ps->cfg->clock_refresh == 0)
     rc = pat_clock_sync(ps->priv, ps->clock_tag, 10, &ps->offset, NULL);

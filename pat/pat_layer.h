@@ -47,6 +47,30 @@ void pat_state_combine_sample(pat_state *ps, double bytes, double seconds);
  * offsets when due. */
 int pat_state_depart(pat_state *ps, double bytes);
 
+/* ---- the model fit (pat/fit.c, no MPI) ---------------------------------- */
+
+/* Of each kind of sample, the fit uses at most this many (the last ones);
+ * the PAT layer's window holds as many. */
+#define PAT_FIT_MAX_SAMPLES 64
+/* Samples whose sizes all lie within this factor are one size. */
+#define PAT_FIT_MIN_SPREAD 2.0
+
+/* y = c0 + c1 x by least squares weighted 1/y^2 (relative residuals), with
+ * w as n entries of work space; writes the weighted R^2 to r2 unless NULL.
+ * Needs n >= 2, two distinct x and every y finite and != 0.  PAT_SUCCESS
+ * or PAT_ERR_INVALID_ARG (nothing fitted). */
+int pat_fit_line(const double *x, const double *y, double *w, size_t n,
+                 double *c0, double *c1, double *r2);
+
+/* Fits the model to nt transfer samples (a message of bytes_t[i] took
+ * sec_t[i]) and nc combine samples (see pat/fit.c for the method and the
+ * one-size rule).  Returns 1 and writes *out, or 0 (out untouched) when
+ * the samples give no model: no usable transfer sample, or every fitted
+ * value <= 0.  Deterministic: the same inputs give the same bits. */
+int pat_fit_model(const double *bytes_t, const double *sec_t, int nt,
+                  const double *bytes_c, const double *sec_c, int nc,
+                  pat_model *out);
+
 /* Ping-pong clock offset estimation on comm with tag (pat/clock.c). */
 int pat_clock_sync(MPI_Comm comm, int tag, int rounds, double *offset,
                    double *bound);
