@@ -1,5 +1,5 @@
-/* Unit tests (no MPI run): predictors on known sequences, the cost model
- * and its file format. */
+/* Unit tests (no MPI run): predictors on known sequences, the cost model,
+ * its file format and its fit from (bytes, seconds) samples. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +12,10 @@
 
 #include <cmocka.h>
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "pat/pat_layer.h"
 #include "reduce/pat_pat.h"
 #include "reduce/pat_reduce.h"
 
@@ -184,6 +188,147 @@ static void bad_model_files_name_the_line(void **state) {
   assert_non_null(strstr(why, "cannot be opened"));
 }
 
+/* ---- the model fit ------------------------------------------------------ */
+
+/* The CURIE-like platform of the thesis; alpha split between the message
+ * and the combine call. */
+static const double ALPHA_T = 2.0e-6, ALPHA_C = 0.66e-6, BETA = 4.8179e-10,
+                    GAMMA = 1.6654e-10;
+
+static void assert_close(double got, double want, double rel) {
+  if (!(fabs(got - want) <= rel * fabs(want)))
+    fail_msg("%.17g is not within %g%% of %.17g", got, rel * 100, want);
+}
+
+/* n samples of each kind at sizes 8 B, 16 B, ... (cycling through 20
+ * sizes up to 4 MiB), times multiplied by 1 + N(0, noise). */
+static void synthetic(int n, double noise, double *bytes, double *t,
+                      double *c) {
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, 12345);
+  for (int i = 0; i < n; i++) {
+    bytes[i] = 8.0 * (double)(1L << (i % 20));
+    t[i] = (ALPHA_T + BETA * bytes[i]) *
+           (1 + (noise > 0 ? gsl_ran_gaussian(rng, noise) : 0));
+    c[i] = (ALPHA_C + GAMMA * bytes[i]) *
+           (1 + (noise > 0 ? gsl_ran_gaussian(rng, noise) : 0));
+  }
+  gsl_rng_free(rng);
+}
+
+static void fit_recovers_noiseless_model(void **state) {
+  double bytes[40], t[40], c[40];
+  pat_model m = {0, 0, 0};
+  (void)state;
+  synthetic(40, 0, bytes, t, c);
+  assert_int_equal(pat_fit_model(bytes, t, 40, bytes, c, 40, &m), 1);
+  assert_close(m.alpha, ALPHA_T + ALPHA_C, 0.01);
+  assert_close(m.beta, BETA, 0.01);
+  assert_close(m.gamma, GAMMA, 0.01);
+}
+
+static void fit_recovers_noisy_model(void **state) {
+  double bytes[PAT_FIT_MAX_SAMPLES], t[PAT_FIT_MAX_SAMPLES],
+      c[PAT_FIT_MAX_SAMPLES];
+  pat_model m = {0, 0, 0};
+  (void)state;
+  /* 3% multiplicative noise, 64 samples of each kind, fixed seed */
+  synthetic(PAT_FIT_MAX_SAMPLES, 0.03, bytes, t, c);
+  assert_int_equal(pat_fit_model(bytes, t, PAT_FIT_MAX_SAMPLES, bytes, c,
+                                 PAT_FIT_MAX_SAMPLES, &m),
+                   1);
+  assert_close(m.alpha, ALPHA_T + ALPHA_C, 0.05);
+  assert_close(m.beta, BETA, 0.05);
+  assert_close(m.gamma, GAMMA, 0.05);
+}
+
+static void fit_line_weights_relative_residuals(void **state) {
+  double x[3] = {1, 10, 100}, y[3] = {3, 21, 201}, w[3], c0 = 0, c1 = 0, r2 = 0;
+  (void)state;
+  assert_int_equal(pat_fit_line(x, y, w, 3, &c0, &c1, &r2), PAT_SUCCESS);
+  assert_close(c0, 1, 1e-9);
+  assert_close(c1, 2, 1e-9);
+  assert_close(r2, 1, 1e-9);
+  assert_close(w[2], 1.0 / (201.0 * 201.0), 1e-12);
+  assert_int_equal(pat_fit_line(x, y, w, 1, &c0, &c1, NULL),
+                   PAT_ERR_INVALID_ARG);
+}
+
+static void fit_one_size_keeps_the_measured_round(void **state) {
+  /* one size: alpha = median transfer, beta = 0, gamma = median combine
+   * per byte, so the round cost at that size is what was measured */
+  double bt[3] = {1024, 1024, 1024}, t[3] = {3e-6, 1e-6, 2e-6};
+  double bc[4] = {1024, 1024, 1024, 1024}, c[4] = {4e-7, 1e-7, 3e-7, 2e-7};
+  double near[3] = {1000, 1500, 1999}; /* within a factor 2: one size */
+  pat_model m = {0, 0, 0};
+  (void)state;
+  assert_int_equal(pat_fit_model(bt, t, 3, NULL, NULL, 0, &m), 1);
+  assert_true(m.alpha == 2e-6 && m.beta == 0 && m.gamma == 0);
+  assert_int_equal(pat_fit_model(bt, t, 3, bc, c, 4, &m), 1);
+  assert_true(m.alpha == 2e-6 && m.beta == 0);
+  assert_close(m.gamma, 2.5e-7 / 1024, 1e-12);
+  assert_close(pat_model_round_cost(&m, 1024), 2e-6 + 2.5e-7, 1e-12);
+  assert_int_equal(pat_fit_model(near, t, 3, NULL, NULL, 0, &m), 1);
+  assert_true(m.alpha == 2e-6 && m.beta == 0 && m.gamma == 0);
+}
+
+static void fit_without_samples_knows_nothing(void **state) {
+  const pat_model untouched = {7, 8, 9};
+  double b[4] = {8, -8, NAN, 64}, t[4] = {0, 1e-6, 1e-6, INFINITY};
+  double good_b[2] = {8, 64}, good_t[2] = {1e-6, 2e-6};
+  pat_model m = untouched;
+  (void)state;
+  assert_int_equal(pat_fit_model(NULL, NULL, 0, NULL, NULL, 0, &m), 0);
+  assert_int_equal(pat_fit_model(good_b, good_t, 0, good_b, good_t, 2, &m), 0);
+  /* only unusable samples: 0 s, negative or NaN bytes, infinite time */
+  assert_int_equal(pat_fit_model(b, t, 4, NULL, NULL, 0, &m), 0);
+  /* combines alone say nothing about messages */
+  assert_int_equal(pat_fit_model(NULL, NULL, 0, good_b, good_t, 2, &m), 0);
+  assert_memory_equal(&m, &untouched, sizeof m);
+  /* unusable combine samples are ignored: gamma 0 */
+  assert_int_equal(pat_fit_model(good_b, good_t, 2, b, t, 4, &m), 1);
+  assert_true(m.gamma == 0 && m.alpha > 0 && m.beta > 0);
+}
+
+static void fit_clamps_negative_values(void **state) {
+  /* transfers that get faster with the size: beta fits < 0, clamped */
+  double b[3] = {8, 1024, 65536}, t[3] = {9e-6, 8e-6, 1e-6};
+  pat_model m = {0, 0, 0};
+  (void)state;
+  assert_int_equal(pat_fit_model(b, t, 3, NULL, NULL, 0, &m), 1);
+  assert_true(m.beta == 0 && m.alpha > 0 && m.gamma == 0);
+}
+
+static void fit_uses_the_last_samples(void **state) {
+  enum { N = 2 * PAT_FIT_MAX_SAMPLES };
+  double b[N], t[N];
+  pat_model m = {0, 0, 0};
+  (void)state;
+  for (int i = 0; i < N; i++) {
+    b[i] = 4096;
+    t[i] = i < PAT_FIT_MAX_SAMPLES ? 1e-3 : 1e-6;
+  }
+  assert_int_equal(pat_fit_model(b, t, N, NULL, NULL, 0, &m), 1);
+  assert_true(m.alpha == 1e-6);
+}
+
+static void fit_same_inputs_same_bits(void **state) {
+  double bytes[PAT_FIT_MAX_SAMPLES], t[PAT_FIT_MAX_SAMPLES],
+      c[PAT_FIT_MAX_SAMPLES];
+  pat_model a, b;
+  (void)state;
+  synthetic(PAT_FIT_MAX_SAMPLES, 0.1, bytes, t, c);
+  memset(&a, 0x55, sizeof a);
+  memset(&b, 0xaa, sizeof b);
+  assert_int_equal(pat_fit_model(bytes, t, PAT_FIT_MAX_SAMPLES, bytes, c,
+                                 PAT_FIT_MAX_SAMPLES, &a),
+                   1);
+  assert_int_equal(pat_fit_model(bytes, t, PAT_FIT_MAX_SAMPLES, bytes, c,
+                                 PAT_FIT_MAX_SAMPLES, &b),
+                   1);
+  assert_memory_equal(&a, &b, sizeof a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(no_history_predicts_balanced),
@@ -194,6 +339,14 @@ int main(void) {
       cmocka_unit_test(bad_specs_list_the_valid_ones),
       cmocka_unit_test(model_file_round_trip),
       cmocka_unit_test(bad_model_files_name_the_line),
+      cmocka_unit_test(fit_recovers_noiseless_model),
+      cmocka_unit_test(fit_recovers_noisy_model),
+      cmocka_unit_test(fit_line_weights_relative_residuals),
+      cmocka_unit_test(fit_one_size_keeps_the_measured_round),
+      cmocka_unit_test(fit_without_samples_knows_nothing),
+      cmocka_unit_test(fit_clamps_negative_values),
+      cmocka_unit_test(fit_uses_the_last_samples),
+      cmocka_unit_test(fit_same_inputs_same_bits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
