@@ -6,7 +6,8 @@
  * --opt=VALUE, unique prefixes accepted); every bad value is reported with
  * the option, the value and what is valid, and nothing is printed here:
  * the caller prints why on one rank.  The fit uses GSL's weighted linear
- * least squares with weights 1/y^2, i.e. it minimises the sum of squared
+ * least squares with weights 1/y^2 (pat_fit_line, shared with the PAT
+ * layer's online fit in pat/fit.c), i.e. it minimises the sum of squared
  * relative residuals, so an 8-byte message counts as much as a 4 MiB one.
  */
 #include "calibrate_fit.h"
@@ -18,8 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_fit.h>
-
+#include "pat/pat_layer.h" /* pat_fit_line, shared with the PAT layer */
 #include "reduce/pat_reduce.h"
 
 #define SIZES_VALID                                                            \
@@ -349,31 +349,6 @@ double pat_calibrate_relative_residual(double measured, double predicted) {
   return (measured - predicted) / measured;
 }
 
-/* y = c0 + c1 x by least squares weighted 1/y^2; r2: weighted R^2. */
-static int line_fit(const double *x, const double *y, double *w, size_t n,
-                    double *c0, double *c1, double *r2) {
-  double cov00, cov01, cov11, chisq, sw = 0, swy = 0, tss = 0, mean;
-  int err = PAT_SUCCESS;
-
-  for (size_t i = 0; i < n; i++) {
-    w[i] = 1.0 / (y[i] * y[i]);
-    sw += w[i];
-    swy += w[i] * y[i];
-  }
-  if (gsl_fit_wlinear(x, 1, w, 1, y, 1, n, c0, c1, &cov00, &cov01, &cov11,
-                      &chisq) != 0 ||
-      !isfinite(*c0) || !isfinite(*c1)) {
-    err = PAT_ERR_INVALID_ARG;
-    goto out;
-  }
-  mean = swy / sw;
-  for (size_t i = 0; i < n; i++)
-    tss += w[i] * (y[i] - mean) * (y[i] - mean);
-  *r2 = tss > 0 ? 1.0 - chisq / tss : 1.0;
-out:
-  return err;
-}
-
 static int positive(double v) { return isfinite(v) && v > 0; }
 
 int pat_calibrate_fit_samples(const pat_calibrate_sample *samples, size_t n,
@@ -432,10 +407,10 @@ int pat_calibrate_fit_samples(const pat_calibrate_sample *samples, size_t n,
     t[i] = samples[i].transfer;
     c[i] = samples[i].combine;
   }
-  if (line_fit(x, t, w, n, &fit->transfer_alpha, &fit->transfer_beta,
-               &fit->transfer_r2) != PAT_SUCCESS ||
-      line_fit(x, c, w, n, &fit->combine_alpha, &fit->combine_gamma,
-               &fit->combine_r2) != PAT_SUCCESS) {
+  if (pat_fit_line(x, t, w, n, &fit->transfer_alpha, &fit->transfer_beta,
+                   &fit->transfer_r2) != PAT_SUCCESS ||
+      pat_fit_line(x, c, w, n, &fit->combine_alpha, &fit->combine_gamma,
+                   &fit->combine_r2) != PAT_SUCCESS) {
     snprintf(why, whylen, "the least-squares fit failed");
     err = PAT_ERR_INVALID_ARG;
     goto out;
