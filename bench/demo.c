@@ -87,9 +87,9 @@ int main(int argc, char **argv) {
       arrive = MPI_Wtime() + offset;
       /* the oracle's round cost (0): the library's measured one */
       rc_call = a == ORACLE
-                    ? pat_reduce_clairvoyant_with(send, recv, count, MPI_DOUBLE,
-                                                  MPI_SUM, 0, MPI_COMM_WORLD,
-                                                  arrivals, 0)
+                    ? pat_reduce_with_arrivals(PAT_REDUCE_ALG_CLAIRVOYANT, send,
+                                               recv, count, MPI_DOUBLE, MPI_SUM,
+                                               0, MPI_COMM_WORLD, arrivals, 0)
                     : pat_reduce_using((pat_reduce_alg)a, send, recv, count,
                                        MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
       if (rc_call != MPI_SUCCESS)

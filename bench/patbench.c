@@ -100,19 +100,18 @@ static MPI_Comm comm_of(bench *b, int alg) {
   return b->comm[i];
 }
 
-/* One call of alg on its communicator.  The oracle is told arrivals; with
- * none (warm-up) it runs as the predicting clairvoyant on its
- * communicator, which measures the round cost it needs. */
+/* One call of alg on its communicator.  The oracle is the clairvoyant
+ * algorithm told the arrivals (the library's call option); with none
+ * (warm-up) it predicts them, which measures the cost model it needs. */
 static int call(bench *b, int alg, const double *arrivals) {
   MPI_Comm comm = comm_of(b, alg);
+  pat_reduce_alg id =
+      alg == PB_ALG_ORACLE ? PAT_REDUCE_ALG_CLAIRVOYANT : (pat_reduce_alg)alg;
   return alg == PB_ALG_ORACLE && arrivals != NULL
-             ? pat_reduce_clairvoyant_with(b->send, b->recv, b->count, b->type,
-                                           b->op, b->root, comm, arrivals, 0)
-         : alg == PB_ALG_ORACLE
-             ? pat_reduce_clairvoyant(b->send, b->recv, b->count, b->type,
-                                      b->op, b->root, comm)
-             : pat_reduce_using((pat_reduce_alg)alg, b->send, b->recv, b->count,
-                                b->type, b->op, b->root, comm);
+             ? pat_reduce_with_arrivals(id, b->send, b->recv, b->count, b->type,
+                                        b->op, b->root, comm, arrivals, 0)
+             : pat_reduce_using(id, b->send, b->recv, b->count, b->type, b->op,
+                                b->root, comm);
 }
 
 /* Fills the send buffer with small integers (exact in every datatype and
@@ -454,8 +453,8 @@ static int bench_size(bench *b, size_t bytes) {
    * (PAT_REDUCE_MODEL, PAT_REDUCE_ROUND_COST) */
   for (int w = 0; w < o->warmup + 3; w++)
     for (int k = 0; k < nalgs; k++) {
-      int pat = algs[k] == PB_ALG_ORACLE ||
-                algs[k] == PAT_REDUCE_ALG_CLAIRVOYANT;
+      int pat =
+          algs[k] == PB_ALG_ORACLE || algs[k] == PAT_REDUCE_ALG_CLAIRVOYANT;
       if (w >= o->warmup && !pat)
         continue;
       if (call(b, algs[k], NULL) != MPI_SUCCESS)

@@ -16,13 +16,26 @@
 extern "C" {
 #endif
 
-/* Algorithm ids, in the order of the algorithm table (src/core/algtable.c). */
+/* The algorithms, one X(ID, name) line each, in table order: the one list
+ * from which the ids (PAT_REDUCE_ALG_ID), the per-algorithm entry points
+ * (pat_reduce_name) and the algorithm table (src/core/algtable.c: the row
+ * pat_alg_name that src/name/ defines) are generated.
+ *   binomial       binomial tree, the default
+ *   native         the MPI library's own PMPI_Reduce
+ *   clairvoyant    greedy tree for predicted arrival times
+ *   localredirect  dynamic handshake/redirect protocol */
+#define PAT_REDUCE_ALGORITHMS(X)                                               \
+  X(BINOMIAL, binomial)                                                        \
+  X(NATIVE, native)                                                            \
+  X(CLAIRVOYANT, clairvoyant)                                                  \
+  X(LOCALREDIRECT, localredirect)
+
+/* Algorithm ids, in the order of the list above. */
 typedef enum pat_reduce_alg {
-  PAT_REDUCE_ALG_BINOMIAL = 0,  /* binomial tree, the default */
-  PAT_REDUCE_ALG_NATIVE,        /* the MPI library's own PMPI_Reduce */
-  PAT_REDUCE_ALG_CLAIRVOYANT,   /* greedy tree for predicted arrival times */
-  PAT_REDUCE_ALG_LOCALREDIRECT, /* dynamic handshake/redirect protocol */
-  PAT_REDUCE_ALG_COUNT          /* sentinel: number of algorithms */
+#define PAT_REDUCE_X_ID(ID, name) PAT_REDUCE_ALG_##ID,
+  PAT_REDUCE_ALGORITHMS(PAT_REDUCE_X_ID)
+#undef PAT_REDUCE_X_ID
+      PAT_REDUCE_ALG_COUNT /* sentinel: number of algorithms */
 } pat_reduce_alg;
 
 /* Library-level errors (never MPI error codes). */
@@ -51,27 +64,31 @@ int pat_reduce_using(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
                      int count, MPI_Datatype datatype, MPI_Op op, int root,
                      MPI_Comm comm);
 
-/* One entry point per algorithm, same contract as MPI_Reduce. */
-int pat_reduce_binomial(const void *sendbuf, void *recvbuf, int count,
-                        MPI_Datatype datatype, MPI_Op op, int root,
+/* One entry point per algorithm, same contract as MPI_Reduce:
+ * pat_reduce_binomial, pat_reduce_native, pat_reduce_clairvoyant,
+ * pat_reduce_localredirect, ... */
+#define PAT_REDUCE_X_ENTRY(ID, name)                                           \
+  int pat_reduce_##name(const void *sendbuf, void *recvbuf, int count,         \
+                        MPI_Datatype datatype, MPI_Op op, int root,            \
                         MPI_Comm comm);
-int pat_reduce_native(const void *sendbuf, void *recvbuf, int count,
-                      MPI_Datatype datatype, MPI_Op op, int root,
-                      MPI_Comm comm);
+PAT_REDUCE_ALGORITHMS(PAT_REDUCE_X_ENTRY)
+#undef PAT_REDUCE_X_ENTRY
 
-int pat_reduce_clairvoyant(const void *sendbuf, void *recvbuf, int count,
-                           MPI_Datatype datatype, MPI_Op op, int root,
-                           MPI_Comm comm);
-int pat_reduce_localredirect(const void *sendbuf, void *recvbuf, int count,
-                             MPI_Datatype datatype, MPI_Op op, int root,
-                             MPI_Comm comm);
+/* MPI_Reduce with an explicit algorithm, told the arrival times instead of
+ * predicting them: arrivals[i] is when rank i arrives (nranks entries,
+ * seconds, any common origin) and round_cost the cost of one message,
+ * receive + combine, whatever its size (seconds; <= 0 uses the library's
+ * measured or configured cost model, and fails with MPI_ERR_ARG while there
+ * is none).  Both must be bitwise identical on every rank.  Algorithms that
+ * plan by arrival times (clairvoyant) use them; the others ignore them.
+ * With the clairvoyant algorithm this is the "oracle". */
+int pat_reduce_with_arrivals(pat_reduce_alg alg, const void *sendbuf,
+                             void *recvbuf, int count, MPI_Datatype datatype,
+                             MPI_Op op, int root, MPI_Comm comm,
+                             const double *arrivals, double round_cost);
 
-/* The clairvoyant reduction for arrival times the caller knows (the
- * "oracle"): arrivals[i] is when rank i arrives (nranks entries, seconds,
- * any common origin) and round_cost the cost of one receive + combine of
- * count elements (seconds; <= 0 uses the library's measured or configured
- * cost, and fails with MPI_ERR_ARG while there is none).  Both must be
- * bitwise identical on every rank. */
+/* pat_reduce_with_arrivals(PAT_REDUCE_ALG_CLAIRVOYANT, ...): kept for the
+ * programs written against it. */
 int pat_reduce_clairvoyant_with(const void *sendbuf, void *recvbuf, int count,
                                 MPI_Datatype datatype, MPI_Op op, int root,
                                 MPI_Comm comm, const double *arrivals,

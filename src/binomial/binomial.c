@@ -85,8 +85,8 @@ static void split_at_root(events *e, int P, int r, int rank) {
   }
 }
 
-int pat_binomial_build(const pat_sched_params *p, int rank,
-                       pat_schedule *sched) {
+static int binomial_build(const pat_sched_params *p, int rank,
+                          pat_schedule *sched) {
   int P = p->nranks, err = PAT_SUCCESS;
   for (int r = rank < 0 ? 0 : rank; err == PAT_SUCCESS && r < P; r++) {
     events e = {.n = 0};
@@ -100,3 +100,11 @@ int pat_binomial_build(const pat_sched_params *p, int rank,
   }
   return err;
 }
+
+const pat_alg_row pat_alg_binomial = {
+    .id = PAT_REDUCE_ALG_BINOMIAL,
+    .name = "binomial",
+    .description = "binomial tree, ceil(log2 P) rounds; rank order for "
+                   "non-commutative ops",
+    .build = binomial_build,
+    .fallback = PAT_REDUCE_ALG_BINOMIAL};

@@ -288,8 +288,8 @@ out:
   return err;
 }
 
-int pat_clairvoyant_build(const pat_sched_params *p, int rank,
-                          pat_schedule *sched) {
+static int clairvoyant_build(const pat_sched_params *p, int rank,
+                             pat_schedule *sched) {
   int P = p->nranks, err = PAT_SUCCESS;
   heap h = {0};
   merge *m = NULL;
@@ -334,3 +334,12 @@ out:
   free(ct);
   return err;
 }
+
+const pat_alg_row pat_alg_clairvoyant = {
+    .id = PAT_REDUCE_ALG_CLAIRVOYANT,
+    .name = "clairvoyant",
+    .description = "greedy tree for the predicted arrival times (thesis "
+                   "Alg. 8); in-order merges for non-commutative ops",
+    .build = clairvoyant_build,
+    .fallback = PAT_REDUCE_ALG_BINOMIAL,
+    .uses_arrivals = 1};

@@ -1,7 +1,8 @@
 /*
- * The algorithm table: the one list of algorithms.  Environment parsing,
+ * The algorithm table: generated from the one list of algorithms
+ * (PAT_REDUCE_ALGORITHMS in include/reduce/pat_reduce.h), one row per
+ * algorithm, each defined in the algorithm's folder.  Environment parsing,
  * help text, name lookup, the benchmark and the tests all read it.
- * Adding an algorithm is one row here plus its folder under src/.
  */
 #include <stdio.h>
 #include <string.h>
@@ -9,42 +10,15 @@
 
 #include "pat_internal.h"
 
-const pat_alg_row pat_alg_table[PAT_REDUCE_ALG_COUNT] = {
-    {.id = PAT_REDUCE_ALG_BINOMIAL,
-     .name = "binomial",
-     .description = "binomial tree, ceil(log2 P) rounds; rank order for "
-                    "non-commutative ops",
-     .build = pat_binomial_build,
-     .run = NULL,
-     .needs = 0,
-     .min_count = 0,
-     .fallback = PAT_REDUCE_ALG_BINOMIAL},
-    {.id = PAT_REDUCE_ALG_NATIVE,
-     .name = "native",
-     .description = "the MPI library's own PMPI_Reduce",
-     .build = NULL,
-     .run = pat_native_run,
-     .needs = 0,
-     .min_count = 0,
-     .fallback = PAT_REDUCE_ALG_NATIVE},
-    {.id = PAT_REDUCE_ALG_CLAIRVOYANT,
-     .name = "clairvoyant",
-     .description = "greedy tree for the predicted arrival times (thesis "
-                    "Alg. 8); in-order merges for non-commutative ops",
-     .build = pat_clairvoyant_build,
-     .run = NULL,
-     .needs = PAT_NEEDS_PATS,
-     .min_count = 0,
-     .fallback = PAT_REDUCE_ALG_BINOMIAL},
-    {.id = PAT_REDUCE_ALG_LOCALREDIRECT,
-     .name = "localredirect",
-     .description = "dynamic handshake/redirect protocol along a line: "
-                    "absorbs imbalance without prediction (thesis Alg. 9)",
-     .build = NULL,
-     .run = pat_localredirect_run,
-     .needs = 0,
-     .min_count = 0,
-     .fallback = PAT_REDUCE_ALG_LOCALREDIRECT},
+/* Each algorithm's folder defines its row. */
+#define PAT_X_ROW_DECL(ID, name) extern const pat_alg_row pat_alg_##name;
+PAT_REDUCE_ALGORITHMS(PAT_X_ROW_DECL)
+#undef PAT_X_ROW_DECL
+
+const pat_alg_row *const pat_alg_table[PAT_REDUCE_ALG_COUNT] = {
+#define PAT_X_ROW(ID, name) [PAT_REDUCE_ALG_##ID] = &pat_alg_##name,
+    PAT_REDUCE_ALGORITHMS(PAT_X_ROW)
+#undef PAT_X_ROW
 };
 
 _Static_assert(sizeof pat_alg_table / sizeof pat_alg_table[0] ==
@@ -54,7 +28,7 @@ _Static_assert(sizeof pat_alg_table / sizeof pat_alg_table[0] ==
 static const pat_alg_row *row_of(pat_reduce_alg alg) {
   const pat_alg_row *row = NULL;
   if ((int)alg >= 0 && alg < PAT_REDUCE_ALG_COUNT)
-    row = &pat_alg_table[alg];
+    row = pat_alg_table[alg];
   return row;
 }
 
@@ -75,8 +49,8 @@ int pat_reduce_algorithm_lookup(const char *name, pat_reduce_alg *alg) {
     goto out;
   }
   for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++) {
-    if (strcasecmp(name, pat_alg_table[i].name) == 0) {
-      *alg = pat_alg_table[i].id;
+    if (strcasecmp(name, pat_alg_table[i]->name) == 0) {
+      *alg = pat_alg_table[i]->id;
       err = PAT_SUCCESS;
       break;
     }
@@ -92,7 +66,7 @@ void pat_alg_names(char *buf, size_t len) {
   buf[0] = '\0';
   for (int i = 0; i < PAT_REDUCE_ALG_COUNT && used < len; i++) {
     int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
-                     pat_alg_table[i].name);
+                     pat_alg_table[i]->name);
     if (n < 0)
       break;
     used += (size_t)n;
@@ -105,29 +79,28 @@ unsigned pat_alg_unmet(const pat_alg_row *row, const pat_call_props *props) {
     unmet |= PAT_NEEDS_COMMUTATIVE;
   if ((row->needs & PAT_NEEDS_CONTIGUOUS) && !props->contiguous)
     unmet |= PAT_NEEDS_CONTIGUOUS;
-  if ((row->needs & PAT_NEEDS_PATS) && !props->has_pats)
-    unmet |= PAT_NEEDS_PATS;
   if (props->count < row->min_count)
     unmet |= PAT_WHY_COUNT;
   return unmet;
 }
 
-int pat_alg_select(const pat_alg_row *table, int nrows, pat_reduce_alg wanted,
-                   const pat_call_props *props, pat_reduce_alg *chosen) {
+int pat_alg_select(const pat_alg_row *const *table, int nrows,
+                   pat_reduce_alg wanted, const pat_call_props *props,
+                   pat_reduce_alg *chosen) {
   int err = PAT_ERR_INVALID_ARG;
   pat_reduce_alg cur = wanted;
   /* A chain longer than the table must loop. */
   for (int steps = 0; steps <= nrows; steps++) {
-    if ((int)cur < 0 || (int)cur >= nrows || table[cur].id != cur)
+    if ((int)cur < 0 || (int)cur >= nrows || table[cur]->id != cur)
       break;
-    if (pat_alg_unmet(&table[cur], props) == 0) {
+    if (pat_alg_unmet(table[cur], props) == 0) {
       *chosen = cur;
       err = PAT_SUCCESS;
       break;
     }
-    if (table[cur].fallback == cur)
+    if (table[cur]->fallback == cur)
       break;
-    cur = table[cur].fallback;
+    cur = table[cur]->fallback;
   }
   return err;
 }

@@ -3,10 +3,11 @@
  * a private duplicate for all internal traffic (so no message of ours can
  * match one of the application's), the call sequence number that goes into
  * every tag (so back-to-back calls never cross-match), the algorithm that
- * served the last call, and the schedule cache.  The attribute is deleted,
- * and the duplicate freed, when the user frees the communicator; a
- * finalize hook on MPI_COMM_SELF releases MPI_COMM_WORLD's state and the
- * keyvals.
+ * served the last call, the schedule cache, the PAT layer's state and one
+ * slot per algorithm for its own state (freed through its table row).  The
+ * attribute is deleted, and the duplicate freed, when the user frees the
+ * communicator; a finalize hook on MPI_COMM_SELF releases MPI_COMM_WORLD's
+ * state and the keyvals.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,8 @@ struct pat_comm_state {
   int sched_rank;
   struct pat_state *pat; /* PAT layer, created on first use */
   int sched_used;        /* the last call ran sched */
-  /* localredirect: smoothed time of one transfer of lr_bytes */
-  double lr_transfer, lr_bytes;
+  /* each algorithm's state, freed by its row's state_free */
+  void *alg[PAT_REDUCE_ALG_COUNT];
   /* tracing (pat_trace_start): the caller's buffer, NULL when off */
   int trace_on;
   pat_trace_event *trace;
@@ -59,6 +60,9 @@ static int state_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
     if (st->priv != MPI_COMM_NULL)
       rc = PMPI_Comm_free(&st->priv);
     pat_schedule_free(st->sched);
+    for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++)
+      if (st->alg[i] != NULL && pat_alg_table[i]->state_free != NULL)
+        pat_alg_table[i]->state_free(st->alg[i]);
     free(st);
   }
   return rc;
@@ -167,27 +171,16 @@ int pat_comm_state_next_tag(pat_comm_state *st) {
   return tag;
 }
 
-double pat_comm_state_lr_transfer(const pat_comm_state *st, double bytes) {
-  double t = 0.0;
-  if (st->lr_bytes > 0 && bytes > 0)
-    t = st->lr_transfer * (bytes > st->lr_bytes ? bytes / st->lr_bytes : 1.0);
-  else if (st->lr_bytes > 0)
-    t = st->lr_transfer;
-  return t;
+void *pat_comm_state_alg(const pat_comm_state *st, pat_reduce_alg alg) {
+  return st != NULL && (int)alg >= 0 && alg < PAT_REDUCE_ALG_COUNT
+             ? st->alg[alg]
+             : NULL;
 }
 
-/* A new size restarts the estimate; the same size is smoothed (weight 1/4
- * for the new sample) so one noisy call does not swing it. */
-void pat_comm_state_lr_observe(pat_comm_state *st, double bytes,
-                               double seconds) {
-  if (!(seconds >= 0))
-    return;
-  if (st->lr_bytes != bytes || st->lr_transfer <= 0) {
-    st->lr_bytes = bytes;
-    st->lr_transfer = seconds;
-  } else {
-    st->lr_transfer = 0.75 * st->lr_transfer + 0.25 * seconds;
-  }
+void pat_comm_state_set_alg(pat_comm_state *st, pat_reduce_alg alg,
+                            void *state) {
+  if ((int)alg >= 0 && alg < PAT_REDUCE_ALG_COUNT && st->alg[alg] == NULL)
+    st->alg[alg] = state;
 }
 
 int pat_comm_state_pat(pat_comm_state *st, struct pat_state **out) {

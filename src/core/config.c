@@ -45,17 +45,24 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
     [PAT_ENV_ROUND_COST] = {"PAT_REDUCE_ROUND_COST", "",
                             "round cost in seconds (> 0) for every message "
                             "size; overrides PAT_REDUCE_MODEL"},
-    [PAT_ENV_LR_PATIENCE] = {"PAT_REDUCE_LR_PATIENCE", "auto",
-                             "localredirect: how long (seconds >= 0) a "
-                             "neighbour may stay silent before it counts as "
-                             "late; auto = this rank's measured time of one "
-                             "transfer of the message"},
     [PAT_ENV_MAX_OUTSTANDING] = {"PAT_REDUCE_MAX_OUTSTANDING", "16",
                                  "schedule executor: transfers a rank may "
                                  "post ahead of its earliest unfinished round "
                                  "(0..1000000); those of that round are "
                                  "always posted"},
 };
+
+int pat_env_all(const pat_env_var **vars, int max) {
+  int n = 0;
+  for (int i = 0; i < PAT_ENV_COUNT; i++, n++)
+    if (n < max)
+      vars[n] = &pat_env_table[i];
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    for (const pat_env_var *v = pat_alg_table[a]->env; v && v->name; v++, n++)
+      if (n < max)
+        vars[n] = v;
+  return n;
+}
 
 static const char *env_value(const char *(*get)(const char *), int index) {
   const char *v = get(pat_env_table[index].name);
@@ -84,7 +91,6 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
   const char *predictor = env_value(get, PAT_ENV_PREDICTOR);
   const char *model = env_value(get, PAT_ENV_MODEL);
   const char *cost = env_value(get, PAT_ENV_ROUND_COST);
-  const char *patience = env_value(get, PAT_ENV_LR_PATIENCE);
   char names[256];
   char *end = NULL;
   long x;
@@ -154,15 +160,21 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
                   env_value(get, PAT_ENV_MAX_OUTSTANDING), 0, 1000000, &x))
     goto out;
   cfg->max_outstanding = (int)x;
-  cfg->lr_patience = -1.0;
-  if (strcasecmp(patience, "auto") != 0) {
-    end = NULL;
-    cfg->lr_patience = strtod(patience, &end);
-    if (end == patience || *end != '\0' || !(cfg->lr_patience >= 0) ||
-        !isfinite(cfg->lr_patience)) {
+  /* each algorithm parses its own tunables into its block */
+  for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++) {
+    const pat_alg_row *row = pat_alg_table[i];
+    if (row->parse == NULL)
+      continue;
+    if (row->config_size > PAT_ALG_CONFIG_BYTES) {
       snprintf(cfg->why, sizeof cfg->why,
-               "%s=%s is not a time in seconds >= 0; valid: auto or seconds",
-               pat_env_table[PAT_ENV_LR_PATIENCE].name, patience);
+               "algorithm %s keeps %zu bytes of tunables, more than "
+               "PAT_ALG_CONFIG_BYTES (%d)",
+               row->name, row->config_size, PAT_ALG_CONFIG_BYTES);
+      cfg->error = PAT_ERR_BAD_ENV;
+      goto out;
+    }
+    if (row->parse(cfg->alg[i], get, cfg->why, sizeof cfg->why) !=
+        PAT_SUCCESS) {
       cfg->error = PAT_ERR_BAD_ENV;
       goto out;
     }
@@ -176,7 +188,8 @@ static const char *process_getenv(const char *name) { return getenv(name); }
 static struct {
   int loaded;
   pat_config cfg;
-  unsigned long long warned; /* one bit per pat_warn_once key */
+  unsigned long long warned[PAT_WARN_MAX]; /* hashes of messages printed */
+  int nwarned;
 } pat_config_cache;
 
 const pat_config *pat_config_get(void) {
@@ -187,21 +200,36 @@ const pat_config *pat_config_get(void) {
   return &pat_config_cache.cfg;
 }
 
-void pat_reduce_config_reload(void) {
-  pat_config_cache.loaded = 0;
-  pat_config_cache.warned = 0;
+const void *pat_config_alg(const pat_config *cfg, pat_reduce_alg alg) {
+  return (int)alg >= 0 && alg < PAT_REDUCE_ALG_COUNT ? cfg->alg[alg] : NULL;
 }
 
-void pat_warn_once(int key, const char *fmt, ...) {
-  unsigned long long bit = 1ull << (key & 63);
+void pat_reduce_config_reload(void) {
+  pat_config_cache.loaded = 0;
+  pat_config_cache.nwarned = 0;
+}
+
+/* FNV-1a: messages are told apart by their text. */
+static unsigned long long text_hash(const char *s) {
+  unsigned long long h = 0xcbf29ce484222325ull;
+  for (; *s != '\0'; s++)
+    h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return h;
+}
+
+void pat_warn_once(const char *fmt, ...) {
+  char msg[1024];
+  unsigned long long h;
   va_list ap;
-  if (pat_config_cache.warned & bit)
-    return;
-  pat_config_cache.warned |= bit;
   va_start(ap, fmt);
-  fputs("patreduce: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  fflush(stderr);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  h = text_hash(msg);
+  for (int i = 0; i < pat_config_cache.nwarned; i++)
+    if (pat_config_cache.warned[i] == h)
+      return;
+  if (pat_config_cache.nwarned < PAT_WARN_MAX)
+    pat_config_cache.warned[pat_config_cache.nwarned++] = h;
+  fprintf(stderr, "patreduce: %s\n", msg);
+  fflush(stderr);
 }

@@ -11,22 +11,12 @@
 #include "pat_internal.h"
 #include "pat/pat_layer.h"
 
-/* Raises code on comm with a message printed once per kind of error. */
-static int arg_error(MPI_Comm comm, int code, int once_key, const char *msg) {
-  pat_warn_once(once_key, "%s", msg);
+/* Raises code on comm after printing msg (once per distinct message). */
+static int arg_error(MPI_Comm comm, int code, const char *msg) {
+  pat_warn_once("%s", msg);
   PMPI_Comm_call_errhandler(comm, code);
   return code;
 }
-
-enum {
-  ONCE_COMM = PAT_ONCE_FALLBACK + PAT_REDUCE_ALG_COUNT,
-  ONCE_ALG,
-  ONCE_COUNT,
-  ONCE_TYPE,
-  ONCE_OP,
-  ONCE_ROOT,
-  ONCE_BUF
-};
 
 static int check_args(pat_call *c, pat_reduce_alg alg) {
   char msg[600];
@@ -35,18 +25,17 @@ static int check_args(pat_call *c, pat_reduce_alg alg) {
   const pat_config *cfg = pat_config_get();
 
   if (c->comm == MPI_COMM_NULL) {
-    rc = arg_error(MPI_COMM_WORLD, MPI_ERR_COMM, ONCE_COMM,
-                   "comm is MPI_COMM_NULL");
+    rc = arg_error(MPI_COMM_WORLD, MPI_ERR_COMM, "comm is MPI_COMM_NULL");
     goto out;
   }
   if (PMPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter) {
-    rc = arg_error(c->comm, MPI_ERR_COMM, ONCE_COMM,
+    rc = arg_error(c->comm, MPI_ERR_COMM,
                    "comm is an intercommunicator; only intracommunicators "
                    "are supported");
     goto out;
   }
   if (cfg->error != PAT_SUCCESS) {
-    rc = arg_error(c->comm, MPI_ERR_ARG, PAT_ONCE_ENV, cfg->why);
+    rc = arg_error(c->comm, MPI_ERR_ARG, cfg->why);
     goto out;
   }
   if ((int)alg < 0 || alg >= PAT_REDUCE_ALG_COUNT) {
@@ -56,7 +45,7 @@ static int check_args(pat_call *c, pat_reduce_alg alg) {
              "algorithm id %d is not an algorithm; valid: "
              "0..%d (%s)",
              (int)alg, PAT_REDUCE_ALG_COUNT - 1, names);
-    rc = arg_error(c->comm, MPI_ERR_ARG, ONCE_ALG, msg);
+    rc = arg_error(c->comm, MPI_ERR_ARG, msg);
     goto out;
   }
   PMPI_Comm_rank(c->comm, &c->rank);
@@ -64,25 +53,24 @@ static int check_args(pat_call *c, pat_reduce_alg alg) {
   if (c->count < 0) {
     snprintf(msg, sizeof msg, "count=%d is negative; valid: count >= 0",
              c->count);
-    rc = arg_error(c->comm, MPI_ERR_COUNT, ONCE_COUNT, msg);
+    rc = arg_error(c->comm, MPI_ERR_COUNT, msg);
     goto out;
   }
   if (c->datatype == MPI_DATATYPE_NULL ||
       PMPI_Type_size_x(c->datatype, &size) != MPI_SUCCESS) {
-    rc = arg_error(c->comm, MPI_ERR_TYPE, ONCE_TYPE,
+    rc = arg_error(c->comm, MPI_ERR_TYPE,
                    "datatype is MPI_DATATYPE_NULL or not a valid datatype");
     goto out;
   }
   if (c->op == MPI_OP_NULL ||
       PMPI_Op_commutative(c->op, &c->commutative) != MPI_SUCCESS) {
-    rc = arg_error(c->comm, MPI_ERR_OP, ONCE_OP,
-                   "op is MPI_OP_NULL or not a valid op");
+    rc = arg_error(c->comm, MPI_ERR_OP, "op is MPI_OP_NULL or not a valid op");
     goto out;
   }
   if (c->root < 0 || c->root >= c->nranks) {
     snprintf(msg, sizeof msg, "root=%d is out of range; valid: 0..%d", c->root,
              c->nranks - 1);
-    rc = arg_error(c->comm, MPI_ERR_ROOT, ONCE_ROOT, msg);
+    rc = arg_error(c->comm, MPI_ERR_ROOT, msg);
     goto out;
   }
   c->in_place = c->sendbuf == MPI_IN_PLACE;
@@ -91,7 +79,7 @@ static int check_args(pat_call *c, pat_reduce_alg alg) {
              "sendbuf=MPI_IN_PLACE on rank %d, which is "
              "not the root (%d); only the root may pass it",
              c->rank, c->root);
-    rc = arg_error(c->comm, MPI_ERR_BUFFER, ONCE_BUF, msg);
+    rc = arg_error(c->comm, MPI_ERR_BUFFER, msg);
     goto out;
   }
   if (c->count > 0 && ((!c->in_place && c->sendbuf == NULL) ||
@@ -99,11 +87,11 @@ static int check_args(pat_call *c, pat_reduce_alg alg) {
     snprintf(msg, sizeof msg, "%s is NULL on rank %d with count=%d",
              c->rank == c->root && c->recvbuf == NULL ? "recvbuf" : "sendbuf",
              c->rank, c->count);
-    rc = arg_error(c->comm, MPI_ERR_BUFFER, ONCE_BUF, msg);
+    rc = arg_error(c->comm, MPI_ERR_BUFFER, msg);
     goto out;
   }
   if (c->count > 0 && c->rank == c->root && c->sendbuf == c->recvbuf) {
-    rc = arg_error(c->comm, MPI_ERR_BUFFER, ONCE_BUF,
+    rc = arg_error(c->comm, MPI_ERR_BUFFER,
                    "sendbuf and recvbuf are the same buffer at the root; "
                    "pass MPI_IN_PLACE as sendbuf instead");
     goto out;
@@ -113,8 +101,7 @@ static int check_args(pat_call *c, pat_reduce_alg alg) {
     char dummy[1] = {0};
     if (PMPI_Reduce_local(dummy, dummy + 0, 0, c->datatype, c->op) !=
         MPI_SUCCESS) {
-      rc = arg_error(c->comm, MPI_ERR_OP, ONCE_OP,
-                     "op is not defined for datatype");
+      rc = arg_error(c->comm, MPI_ERR_OP, "op is not defined for datatype");
       goto out;
     }
   }
@@ -129,7 +116,7 @@ out:
 }
 
 static int run_alg(pat_call *c, pat_reduce_alg alg) {
-  const pat_alg_row *row = &pat_alg_table[alg];
+  const pat_alg_row *row = pat_alg_table[alg];
   const pat_schedule *sched = NULL;
   pat_sched_params params;
   int rc = MPI_SUCCESS, err;
@@ -137,15 +124,15 @@ static int run_alg(pat_call *c, pat_reduce_alg alg) {
     rc = row->run(c);
     goto out;
   }
-  params = (pat_sched_params){.nranks = c->nranks,
-                              .root = c->root,
-                              .count = c->count,
-                              .commutative = c->commutative,
-                              .in_place = c->in_place,
-                              .model = c->model,
-                              .elem_size = c->count > 0 ? c->bytes / c->count
-                                                        : 0,
-                              .arrivals = c->arrivals};
+  params =
+      (pat_sched_params){.nranks = c->nranks,
+                         .root = c->root,
+                         .count = c->count,
+                         .commutative = c->commutative,
+                         .in_place = c->in_place,
+                         .model = c->model,
+                         .elem_size = c->count > 0 ? c->bytes / c->count : 0,
+                         .arrivals = c->arrivals};
   err = pat_comm_state_schedule(c->state, alg, &params, c->rank, &sched);
   if (err != PAT_SUCCESS) {
     rc = err == PAT_ERR_NO_MEMORY ? MPI_ERR_NO_MEM : MPI_ERR_INTERN;
@@ -156,28 +143,33 @@ out:
   return rc;
 }
 
-/* Arrival times the caller knows (pat_reduce_clairvoyant_with). */
+/* Arrival times the caller knows (pat_reduce_with_arrivals). */
 typedef struct oracle {
   const double *arrivals;
   double round_cost; /* <= 0: the library's cost model */
 } oracle;
 
-/* The PAT layer's part of every call: stamp the arrival and exchange.
- * For the oracle, also its arrival times and model (*have_model 0 when the
- * caller gave no round cost and no model is measured or configured). */
-static int pat_arrive(pat_call *c, const oracle *orc, int *have_model) {
+/* The PAT layer's part of every call: stamp the arrival and exchange. */
+static int pat_arrive(pat_call *c) {
   double stamp;
   int rc = pat_comm_state_pat(c->state, &c->pat);
   if (rc == MPI_SUCCESS)
     rc = pat_state_arrive(c->pat, &stamp);
-  if (rc == MPI_SUCCESS && orc != NULL) {
-    c->arrivals = orc->arrivals;
-    if (orc->round_cost > 0)
-      c->model = (pat_model){orc->round_cost, 0, 0};
-    else
-      *have_model = pat_state_model(c->pat, &c->model);
-  }
   return rc;
+}
+
+/* Told arrival times and their model: the caller's round cost as a
+ * constant per-message cost, else the PAT layer's model.  Returns 0 when
+ * there is none (the same on every rank: the model comes from exchanged
+ * data or the configuration). */
+static int told(pat_call *c, const oracle *orc) {
+  int have = 1;
+  c->arrivals = orc->arrivals;
+  if (orc->round_cost > 0)
+    c->model = (pat_model){orc->round_cost, 0, 0};
+  else
+    have = c->pat != NULL && pat_state_model(c->pat, &c->model);
+  return have;
 }
 
 static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
@@ -202,52 +194,49 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
     goto raise;
   c.priv = pat_comm_state_priv(c.state);
   c.tag = pat_comm_state_next_tag(c.state);
-  /* Once an algorithm has needed arrival times on this communicator,
-   * every call stamps and exchanges (every rank takes the same path). */
-  if ((pat_alg_table[alg].needs & PAT_NEEDS_PATS) ||
-      pat_comm_state_has_pat(c.state)) {
-    rc = pat_arrive(&c, orc, &have_model);
+  /* Once an algorithm has used arrival times on this communicator, every
+   * call stamps and exchanges (every rank takes the same path). */
+  if (pat_alg_table[alg]->uses_arrivals || pat_comm_state_has_pat(c.state)) {
+    rc = pat_arrive(&c);
     if (rc != MPI_SUCCESS)
       goto raise;
   }
-  if (orc != NULL && !have_model) {
+  if (orc != NULL)
+    have_model = told(&c, orc);
+  if (!have_model && pat_alg_table[alg]->uses_arrivals) {
     /* the same on every rank: the cost state comes from exchanged data */
-    pat_warn_once(ONCE_ALG, "round_cost=0 asks for the measured round cost, "
-                            "but none is measured or configured yet; pass "
-                            "one, set PAT_REDUCE_ROUND_COST or "
-                            "PAT_REDUCE_MODEL, or make clairvoyant calls "
-                            "first");
+    pat_warn_once("round_cost=0 asks for the measured round cost, "
+                  "but none is measured or configured yet; pass "
+                  "one, set PAT_REDUCE_ROUND_COST or "
+                  "PAT_REDUCE_MODEL, or make clairvoyant calls "
+                  "first");
     rc = MPI_ERR_ARG;
     goto depart;
   }
-  props = (pat_call_props){.commutative = c.commutative,
-                           .contiguous = c.contiguous,
-                           .count = count,
-                           .has_pats = c.pat != NULL};
+  props = (pat_call_props){
+      .commutative = c.commutative, .contiguous = c.contiguous, .count = count};
   if (pat_alg_select(pat_alg_table, PAT_REDUCE_ALG_COUNT, alg, &props,
                      &chosen) != PAT_SUCCESS) {
     rc = MPI_ERR_INTERN;
     goto raise;
   }
   if (chosen != alg && cfg->verbose >= 1) {
-    unsigned unmet = pat_alg_unmet(&pat_alg_table[alg], &props);
-    pat_warn_once(PAT_ONCE_FALLBACK + (int)alg,
-                  "%s cannot serve this call (needs%s%s%s%s); using %s",
-                  pat_alg_table[alg].name,
+    unsigned unmet = pat_alg_unmet(pat_alg_table[alg], &props);
+    pat_warn_once("%s cannot serve this call (needs%s%s%s); using %s",
+                  pat_alg_table[alg]->name,
                   unmet & PAT_NEEDS_COMMUTATIVE ? " a commutative op" : "",
                   unmet & PAT_NEEDS_CONTIGUOUS ? " a contiguous datatype" : "",
-                  unmet & PAT_NEEDS_PATS ? " arrival times" : "",
                   unmet & PAT_WHY_COUNT ? " a larger count" : "",
-                  pat_alg_table[chosen].name);
+                  pat_alg_table[chosen]->name);
   }
   if (cfg->verbose >= 2)
     fprintf(stderr, "patreduce: rank %d call %lu count %d root %d: %s\n",
             c.rank, pat_comm_state_calls(c.state), count, root,
-            pat_alg_table[chosen].name);
+            pat_alg_table[chosen]->name);
   pat_comm_state_set_last(c.state, chosen);
   if (count > 0) {
     /* predict only for an algorithm that uses arrival times */
-    if (orc == NULL && (pat_alg_table[chosen].needs & PAT_NEEDS_PATS))
+    if (orc == NULL && pat_alg_table[chosen]->uses_arrivals)
       c.arrivals = pat_state_predict(c.pat, &c.model);
     rc = run_alg(&c, chosen);
   }
@@ -269,38 +258,41 @@ int pat_reduce_using(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
   return dispatch(alg, sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
 }
 
-int pat_reduce_clairvoyant(const void *sendbuf, void *recvbuf, int count,
-                           MPI_Datatype datatype, MPI_Op op, int root,
-                           MPI_Comm comm) {
-  return dispatch(PAT_REDUCE_ALG_CLAIRVOYANT, sendbuf, recvbuf, count, datatype,
-                  op, root, comm, NULL);
+int pat_reduce_with_arrivals(pat_reduce_alg alg, const void *sendbuf,
+                             void *recvbuf, int count, MPI_Datatype datatype,
+                             MPI_Op op, int root, MPI_Comm comm,
+                             const double *arrivals, double round_cost) {
+  oracle orc = {.arrivals = arrivals, .round_cost = round_cost};
+  int rc = MPI_SUCCESS, size = 0;
+  MPI_Comm raise_on = comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
+  if (arrivals == NULL || !isfinite(round_cost)) {
+    rc = arg_error(raise_on, MPI_ERR_ARG,
+                   arrivals == NULL ? "arrivals is NULL; give one arrival "
+                                      "time per rank"
+                                    : "round_cost is not finite; valid: "
+                                      "seconds > 0, or <= 0 for the "
+                                      "library's cost model");
+    goto out;
+  }
+  if (comm != MPI_COMM_NULL && PMPI_Comm_size(comm, &size) == MPI_SUCCESS)
+    for (int r = 0; r < size; r++)
+      if (!isfinite(arrivals[r])) {
+        rc = arg_error(comm, MPI_ERR_ARG,
+                       "arrivals holds a value that is not finite");
+        goto out;
+      }
+  rc = dispatch(alg, sendbuf, recvbuf, count, datatype, op, root, comm, &orc);
+out:
+  return rc;
 }
 
 int pat_reduce_clairvoyant_with(const void *sendbuf, void *recvbuf, int count,
                                 MPI_Datatype datatype, MPI_Op op, int root,
                                 MPI_Comm comm, const double *arrivals,
                                 double round_cost) {
-  oracle orc = {.arrivals = arrivals, .round_cost = round_cost};
-  int rc = MPI_SUCCESS, size = 0;
-  if (arrivals == NULL || !isfinite(round_cost)) {
-    rc = arg_error(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, MPI_ERR_ARG,
-                   ONCE_ALG,
-                   arrivals == NULL ? "arrivals is NULL; give one arrival "
-                                      "time per rank"
-                                    : "round_cost is not finite");
-    goto out;
-  }
-  if (comm != MPI_COMM_NULL && PMPI_Comm_size(comm, &size) == MPI_SUCCESS)
-    for (int r = 0; r < size; r++)
-      if (!isfinite(arrivals[r])) {
-        rc = arg_error(comm, MPI_ERR_ARG, ONCE_ALG,
-                       "arrivals holds a value that is not finite");
-        goto out;
-      }
-  rc = dispatch(PAT_REDUCE_ALG_CLAIRVOYANT, sendbuf, recvbuf, count, datatype,
-                op, root, comm, &orc);
-out:
-  return rc;
+  return pat_reduce_with_arrivals(PAT_REDUCE_ALG_CLAIRVOYANT, sendbuf, recvbuf,
+                                  count, datatype, op, root, comm, arrivals,
+                                  round_cost);
 }
 
 int pat_reduce(const void *sendbuf, void *recvbuf, int count,
@@ -309,26 +301,16 @@ int pat_reduce(const void *sendbuf, void *recvbuf, int count,
                           datatype, op, root, comm);
 }
 
-int pat_reduce_binomial(const void *sendbuf, void *recvbuf, int count,
-                        MPI_Datatype datatype, MPI_Op op, int root,
-                        MPI_Comm comm) {
-  return pat_reduce_using(PAT_REDUCE_ALG_BINOMIAL, sendbuf, recvbuf, count,
-                          datatype, op, root, comm);
-}
-
-int pat_reduce_native(const void *sendbuf, void *recvbuf, int count,
-                      MPI_Datatype datatype, MPI_Op op, int root,
-                      MPI_Comm comm) {
-  return pat_reduce_using(PAT_REDUCE_ALG_NATIVE, sendbuf, recvbuf, count,
-                          datatype, op, root, comm);
-}
-
-int pat_reduce_localredirect(const void *sendbuf, void *recvbuf, int count,
-                             MPI_Datatype datatype, MPI_Op op, int root,
-                             MPI_Comm comm) {
-  return pat_reduce_using(PAT_REDUCE_ALG_LOCALREDIRECT, sendbuf, recvbuf, count,
-                          datatype, op, root, comm);
-}
+/* pat_reduce_binomial, pat_reduce_native, ...: one per algorithm. */
+#define PAT_X_ENTRY(ID, name)                                                  \
+  int pat_reduce_##name(const void *sendbuf, void *recvbuf, int count,         \
+                        MPI_Datatype datatype, MPI_Op op, int root,            \
+                        MPI_Comm comm) {                                       \
+    return pat_reduce_using(PAT_REDUCE_ALG_##ID, sendbuf, recvbuf, count,      \
+                            datatype, op, root, comm);                         \
+  }
+PAT_REDUCE_ALGORITHMS(PAT_X_ENTRY)
+#undef PAT_X_ENTRY
 
 int pat_schedule_execute(const pat_schedule *sched, const void *sendbuf,
                          void *recvbuf, MPI_Datatype datatype, MPI_Op op,
@@ -341,7 +323,7 @@ int pat_schedule_execute(const pat_schedule *sched, const void *sendbuf,
                 .comm = comm};
   int rc = MPI_SUCCESS;
   if (p == NULL) {
-    rc = arg_error(comm, MPI_ERR_ARG, ONCE_ALG, "sched is NULL");
+    rc = arg_error(comm, MPI_ERR_ARG, "sched is NULL");
     goto out;
   }
   c.count = p->count;
@@ -354,7 +336,7 @@ int pat_schedule_execute(const pat_schedule *sched, const void *sendbuf,
       (c.rank == c.root && p->in_place != c.in_place) ||
       (p->commutative && !c.commutative) ||
       pat_schedule_check_program(sched, c.rank) != PAT_SUCCESS) {
-    rc = arg_error(comm, MPI_ERR_ARG, ONCE_ALG,
+    rc = arg_error(comm, MPI_ERR_ARG,
                    "the schedule was built for another communicator size, "
                    "rank, in-place use at the root or op commutativity, or "
                    "this rank's program names a bad slot, peer or range");

@@ -1,18 +1,26 @@
 /*
- * patreduce_info: prints the algorithm table and the environment variables
- * the library reads, from the tables themselves (no MPI run needed).
+ * patreduce_info: prints the algorithm table with each algorithm's
+ * tunables, and every environment variable the library reads, from the
+ * tables themselves (no MPI run needed).
  */
 #include <stdio.h>
 
 #include "core/pat_internal.h"
 
 int main(void) {
+  const pat_env_var *vars[128];
+  int n = pat_env_all(vars, 128);
   printf("Algorithms (PAT_REDUCE_ALGORITHM, case-insensitive):\n");
-  for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++)
-    printf("  %-12s %s\n", pat_alg_table[i].name, pat_alg_table[i].description);
+  for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++) {
+    const pat_alg_row *row = pat_alg_table[i];
+    printf("  %-14s %s\n", row->name, row->description);
+    for (const pat_env_var *v = row->env; v && v->name; v++)
+      printf("  %-14s   tunable %s (default %s)\n", "", v->name, v->fallback);
+  }
   printf("\nEnvironment variables:\n");
-  for (int i = 0; i < PAT_ENV_COUNT; i++)
-    printf("  %-22s (default %s) %s\n", pat_env_table[i].name,
-           pat_env_table[i].fallback, pat_env_table[i].description);
+  for (int i = 0; i < n && i < 128; i++)
+    printf("  %-26s (default %s) %s\n", vars[i]->name,
+           vars[i]->fallback[0] ? vars[i]->fallback : "none",
+           vars[i]->description);
   return 0;
 }

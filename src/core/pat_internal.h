@@ -7,6 +7,7 @@
 #define PAT_INTERNAL_H
 
 #include <stddef.h>
+#include <stdalign.h>
 
 #include <mpi.h>
 
@@ -47,8 +48,7 @@ typedef struct pat_call {
 /* What an algorithm needs from a call; a call that lacks one falls back. */
 enum {
   PAT_NEEDS_COMMUTATIVE = 1u << 0, /* the op must be commutative */
-  PAT_NEEDS_CONTIGUOUS = 1u << 1,  /* the datatype must have no gaps */
-  PAT_NEEDS_PATS = 1u << 2         /* predicted arrival times must exist */
+  PAT_NEEDS_CONTIGUOUS = 1u << 1   /* the datatype must have no gaps */
 };
 
 /* The properties of a call that restrictions are checked against. */
@@ -56,7 +56,6 @@ typedef struct pat_call_props {
   int commutative;
   int contiguous;
   int count;
-  int has_pats;
 } pat_call_props;
 
 typedef int (*pat_run_fn)(const pat_call *call);
@@ -64,9 +63,28 @@ typedef int (*pat_run_fn)(const pat_call *call);
 typedef int (*pat_build_fn)(const pat_sched_params *params, int rank,
                             pat_schedule *sched);
 
-/* One row per algorithm.  A row has exactly one of build (a static
- * algorithm: its schedule is run by the core executor) and run (a dynamic
- * protocol or a foreign implementation). */
+/* An environment variable the library reads: the core's (pat_env_table)
+ * or an algorithm's tunable (its row's env list, ended by a NULL name). */
+typedef struct pat_env_var {
+  const char *name;
+  const char *fallback; /* value when unset */
+  const char *description;
+} pat_env_var;
+
+/* Most bytes of parsed tunables one algorithm keeps in the configuration
+ * cache (checked when the configuration is parsed, and by a unit test). */
+#define PAT_ALG_CONFIG_BYTES 64
+
+/* Reads an algorithm's tunables with get (getenv or a test's) into config
+ * (config_size bytes, zeroed).  Returns PAT_SUCCESS or PAT_ERR_BAD_ENV with
+ * a message naming the variable, the value and the valid ones in why. */
+typedef int (*pat_config_fn)(void *config, const char *(*get)(const char *),
+                             char *why, size_t whylen);
+
+/* One row per algorithm, defined in the algorithm's folder as pat_alg_NAME
+ * (NAME from PAT_REDUCE_ALGORITHMS).  A row has exactly one of build (a
+ * static algorithm: its schedule is run by the core executor) and run (a
+ * dynamic protocol or a foreign implementation). */
 typedef struct pat_alg_row {
   pat_reduce_alg id;
   const char *name;
@@ -76,9 +94,18 @@ typedef struct pat_alg_row {
   unsigned needs;          /* PAT_NEEDS_* */
   int min_count;           /* smallest count served */
   pat_reduce_alg fallback; /* used when a restriction fails */
+  int uses_arrivals; /* plans with arrival times: the PAT layer predicts */
+  /* tunables: their variables, and the parser filling config_size bytes of
+   * the configuration cache (pat_config_alg) */
+  const pat_env_var *env;
+  size_t config_size;
+  pat_config_fn parse;
+  /* per-communicator state (pat_comm_state_alg), freed with it */
+  void (*state_free)(void *state);
 } pat_alg_row;
 
-extern const pat_alg_row pat_alg_table[PAT_REDUCE_ALG_COUNT];
+/* Row i is the row of algorithm i. */
+extern const pat_alg_row *const pat_alg_table[PAT_REDUCE_ALG_COUNT];
 
 /* Why a row cannot serve a call: 0 if it can, else a PAT_NEEDS_* bit or
  * PAT_WHY_COUNT for the minimum count. */
@@ -88,8 +115,9 @@ unsigned pat_alg_unmet(const pat_alg_row *row, const pat_call_props *props);
 /* Follows fallbacks from wanted until a row of table can serve props.
  * Writes the chosen id; returns PAT_SUCCESS or PAT_ERR_INVALID_ARG if the
  * chain loops or leaves the table. */
-int pat_alg_select(const pat_alg_row *table, int nrows, pat_reduce_alg wanted,
-                   const pat_call_props *props, pat_reduce_alg *chosen);
+int pat_alg_select(const pat_alg_row *const *table, int nrows,
+                   pat_reduce_alg wanted, const pat_call_props *props,
+                   pat_reduce_alg *chosen);
 
 /* Writes "binomial, native, ..." into buf. */
 void pat_alg_names(char *buf, size_t len);
@@ -147,22 +175,7 @@ typedef struct pat_tree_event {
 int pat_tree_emit(pat_schedule *sched, const pat_sched_params *params, int rank,
                   const pat_tree_event *events, int nevents);
 
-/* Algorithm bodies. */
-int pat_binomial_build(const pat_sched_params *params, int rank,
-                       pat_schedule *sched);
-int pat_native_run(const pat_call *call);
-int pat_clairvoyant_build(const pat_sched_params *params, int rank,
-                          pat_schedule *sched);
-int pat_localredirect_run(const pat_call *call);
-
 /* ---- configuration (environment, read once) --------------------------- */
-
-/* Every environment variable the library reads. */
-typedef struct pat_env_var {
-  const char *name;
-  const char *fallback; /* value when unset */
-  const char *description;
-} pat_env_var;
 
 /* Rows of pat_env_table, in order. */
 enum {
@@ -174,12 +187,16 @@ enum {
   PAT_ENV_CLOCK_REFRESH,
   PAT_ENV_MODEL,
   PAT_ENV_ROUND_COST,
-  PAT_ENV_LR_PATIENCE,
   PAT_ENV_MAX_OUTSTANDING,
   PAT_ENV_COUNT
 };
 
 extern const pat_env_var pat_env_table[PAT_ENV_COUNT];
+
+/* Every variable the library reads: the core's, then each algorithm's
+ * tunables in table order.  Writes up to max pointers; returns how many
+ * there are. */
+int pat_env_all(const pat_env_var **vars, int max);
 
 typedef struct pat_config {
   pat_reduce_alg algorithm;
@@ -192,10 +209,12 @@ typedef struct pat_config {
   int has_model;         /* PAT_REDUCE_MODEL was given and read */
   pat_model model;
   double round_cost;   /* PAT_REDUCE_ROUND_COST, or 0 if unset */
-  double lr_patience;  /* PAT_REDUCE_LR_PATIENCE seconds, < 0 for auto */
   int max_outstanding; /* transfers posted ahead of the earliest round */
-  int error;           /* PAT_SUCCESS or PAT_ERR_BAD_ENV */
-  char why[512];       /* message for error */
+  /* each algorithm's parsed tunables (pat_config_alg) */
+  _Alignas(max_align_t) unsigned char alg[PAT_REDUCE_ALG_COUNT]
+                                         [PAT_ALG_CONFIG_BYTES];
+  int error;     /* PAT_SUCCESS or PAT_ERR_BAD_ENV */
+  char why[512]; /* message for error */
 } pat_config;
 
 /* Parses a configuration from a getenv-like function (tests pass their own). */
@@ -204,14 +223,19 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name));
 /* The cached configuration of this process, parsed on first use. */
 const pat_config *pat_config_get(void);
 
-/* Prints a message to stderr once per process for each key (a small
- * integer < 64), with a "patreduce: " prefix. */
-void pat_warn_once(int key, const char *fmt, ...)
+/* The parsed tunables of algorithm alg in cfg (its row's parser wrote
+ * them). */
+const void *pat_config_alg(const pat_config *cfg, pat_reduce_alg alg);
+
+/* Prints a message to stderr, with a "patreduce: " prefix, once per
+ * process for each distinct message text (up to PAT_WARN_MAX of them;
+ * pat_reduce_config_reload forgets them). */
+#define PAT_WARN_MAX 256
+void pat_warn_once(const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 1, 2)))
 #endif
     ;
-enum { PAT_ONCE_ENV = 0, PAT_ONCE_FALLBACK = 1 /* + algorithm id */ };
 
 /* ---- per-communicator state ------------------------------------------- */
 
@@ -241,12 +265,11 @@ int pat_comm_state_pat(pat_comm_state *st, struct pat_state **out);
 
 int pat_comm_state_has_pat(const pat_comm_state *st);
 
-/* localredirect's estimate of one transfer of bytes on this communicator
- * by this rank (seconds; 0 while nothing was measured), and a new
- * measurement of one. */
-double pat_comm_state_lr_transfer(const pat_comm_state *st, double bytes);
-void pat_comm_state_lr_observe(pat_comm_state *st, double bytes,
-                               double seconds);
+/* Algorithm alg's state on this communicator (NULL until set); set once,
+ * freed with the communicator by the row's state_free. */
+void *pat_comm_state_alg(const pat_comm_state *st, pat_reduce_alg alg);
+void pat_comm_state_set_alg(pat_comm_state *st, pat_reduce_alg alg,
+                            void *state);
 
 /* The schedule that served the last scheduled call, or NULL. */
 const pat_schedule *pat_comm_state_last_schedule(const pat_comm_state *st);

@@ -172,7 +172,7 @@ int pat_schedule_build(pat_reduce_alg alg, const pat_sched_params *params,
     err = PAT_ERR_INVALID_ARG;
     goto out;
   }
-  row = &pat_alg_table[alg];
+  row = pat_alg_table[alg];
   if (row->build == NULL) {
     err = PAT_ERR_NOT_A_SCHEDULE;
     goto out;

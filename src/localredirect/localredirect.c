@@ -66,11 +66,17 @@
  * deadlock, every contribution exactly once, in order, no message left
  * over) is model-checked with SPIN: tests/spin/localredirect.pml.
  *
- * Tunables: none.
+ * Tunables: PAT_REDUCE_LR_PATIENCE (seconds, or auto: this rank's smoothed
+ * time of one transfer of the message on this communicator, kept in the
+ * algorithm's per-communicator state), parsed here (lr_parse).
  */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 
 #include "core/pat_internal.h"
+#include "localredirect/localredirect.h"
 
 /* Control message kinds (the data message, SEND, has a tag of its own). */
 enum { LR_DONE = 1, LR_OK, LR_ACK, LR_REDIRECT, LR_MSG_LEFT };
@@ -480,7 +486,79 @@ out:
   return rc;
 }
 
-int pat_localredirect_run(const pat_call *c) {
+/* ---- per-communicator state: the measured transfer time --------------- */
+
+/* This rank's smoothed time of one transfer of bytes on the communicator. */
+typedef struct lr_comm {
+  double transfer, bytes;
+} lr_comm;
+
+static void lr_comm_free(void *state) { free(state); }
+
+/* The estimate for bytes (seconds; 0 while nothing was measured), scaled
+ * up linearly for a larger message. */
+static double lr_transfer_estimate(const lr_comm *m, double bytes) {
+  double t = 0.0;
+  if (m != NULL && m->bytes > 0 && bytes > m->bytes)
+    t = m->transfer * bytes / m->bytes;
+  else if (m != NULL && m->bytes > 0)
+    t = m->transfer;
+  return t;
+}
+
+/* A new size restarts the estimate; the same size is smoothed (weight 1/4
+ * for the new sample) so one noisy call does not swing it. */
+static void lr_transfer_observe(pat_comm_state *st, double bytes,
+                                double seconds) {
+  lr_comm *m = pat_comm_state_alg(st, PAT_REDUCE_ALG_LOCALREDIRECT);
+  if (!(seconds >= 0))
+    return;
+  if (m == NULL) {
+    m = calloc(1, sizeof *m);
+    if (m == NULL)
+      return; /* no estimate: patience stays 0, still correct */
+    pat_comm_state_set_alg(st, PAT_REDUCE_ALG_LOCALREDIRECT, m);
+  }
+  if (m->bytes != bytes || m->transfer <= 0) {
+    m->bytes = bytes;
+    m->transfer = seconds;
+  } else {
+    m->transfer = 0.75 * m->transfer + 0.25 * seconds;
+  }
+}
+
+/* ---- tunables ----------------------------------------------------------- */
+
+static const pat_env_var lr_env[] = {
+    {"PAT_REDUCE_LR_PATIENCE", "auto",
+     "localredirect: how long (seconds >= 0) a neighbour may stay silent "
+     "before it counts as late; auto = this rank's measured time of one "
+     "transfer of the message"},
+    {NULL, NULL, NULL}};
+
+static int lr_parse(void *config, const char *(*get)(const char *), char *why,
+                    size_t whylen) {
+  pat_lr_config *cfg = config;
+  const char *v = get(lr_env[0].name);
+  char *end = NULL;
+  int err = PAT_SUCCESS;
+  if (v == NULL || v[0] == '\0')
+    v = lr_env[0].fallback;
+  cfg->patience = -1.0;
+  if (strcasecmp(v, "auto") != 0) {
+    cfg->patience = strtod(v, &end);
+    if (end == v || *end != '\0' || !(cfg->patience >= 0) ||
+        !isfinite(cfg->patience)) {
+      snprintf(why, whylen,
+               "%s=%s is not a time in seconds >= 0; valid: auto or seconds",
+               lr_env[0].name, v);
+      err = PAT_ERR_BAD_ENV;
+    }
+  }
+  return err;
+}
+
+static int localredirect_run(const pat_call *c) {
   lr s = {0};
   int rc = MPI_SUCCESS;
 
@@ -495,10 +573,16 @@ int pat_localredirect_run(const pat_call *c) {
   s.lo = s.pos;
   s.plan = plan_size(s.pos, s.last);
   s.acc = (char *)c->sendbuf;
-  s.patience = pat_config_get()->lr_patience;
+  s.patience = ((const pat_lr_config *)pat_config_alg(
+                    pat_config_get(), PAT_REDUCE_ALG_LOCALREDIRECT))
+                   ->patience;
   if (s.patience < 0)
     s.patience =
-        c->state != NULL ? pat_comm_state_lr_transfer(c->state, c->bytes) : 0;
+        c->state != NULL
+            ? lr_transfer_estimate(
+                  pat_comm_state_alg(c->state, PAT_REDUCE_ALG_LOCALREDIRECT),
+                  c->bytes)
+            : 0;
   /* the result's final buffer starts as a copy of this rank's data */
   if (rc == MPI_SUCCESS && s.pos == s.last && c->rank == c->root)
     rc = own_acc(&s);
@@ -566,7 +650,7 @@ int pat_localredirect_run(const pat_call *c) {
     send_done(&s);
   }
   if (rc == MPI_SUCCESS && s.transfer > 0 && c->state != NULL)
-    pat_comm_state_lr_observe(c->state, c->bytes, s.transfer);
+    lr_transfer_observe(c->state, c->bytes, s.transfer);
   /* a non-commutative root other than P - 1 receives the result */
   if (rc == MPI_SUCCESS && !c->commutative && c->rank == c->root &&
       c->root != s.last)
@@ -583,3 +667,15 @@ out:
   pat_tmpbuf_free(&s.tmp[1]);
   return rc;
 }
+
+const pat_alg_row pat_alg_localredirect = {
+    .id = PAT_REDUCE_ALG_LOCALREDIRECT,
+    .name = "localredirect",
+    .description = "dynamic handshake/redirect protocol along a line: "
+                   "absorbs imbalance without prediction (thesis Alg. 9)",
+    .run = localredirect_run,
+    .fallback = PAT_REDUCE_ALG_LOCALREDIRECT,
+    .env = lr_env,
+    .config_size = sizeof(pat_lr_config),
+    .parse = lr_parse,
+    .state_free = lr_comm_free};

@@ -6,9 +6,16 @@
  */
 #include "core/pat_internal.h"
 
-int pat_native_run(const pat_call *call) {
+static int native_run(const pat_call *call) {
   const void *sendbuf =
       call->in_place && call->rank == call->root ? MPI_IN_PLACE : call->sendbuf;
   return PMPI_Reduce(sendbuf, call->recvbuf, call->count, call->datatype,
                      call->op, call->root, call->priv);
 }
+
+const pat_alg_row pat_alg_native = {.id = PAT_REDUCE_ALG_NATIVE,
+                                    .name = "native",
+                                    .description =
+                                        "the MPI library's own PMPI_Reduce",
+                                    .run = native_run,
+                                    .fallback = PAT_REDUCE_ALG_NATIVE};

@@ -2,8 +2,9 @@
  * test_diff: differential test of every patreduce algorithm.
  *
  * Each algorithm of the table (ids 0 .. PAT_REDUCE_ALG_COUNT-1, called through
- * pat_reduce_using), and the clairvoyant algorithm with arrival times given
- * by the caller (pat_reduce_clairvoyant_with), is compared with PMPI_Reduce or
+ * pat_reduce_using), and each again told the arrival times by the caller
+ * (pat_reduce_with_arrivals; for clairvoyant, the "oracle"), is compared
+ * with PMPI_Reduce or
  * with a reference computed locally at the root:
  *   1. predefined datatypes x predefined ops, counts {0,1,3,P-1,P,P+1,1000,
  *      262144}, roots {0,P/2,P-1}, with and without MPI_IN_PLACE; inputs are
@@ -68,16 +69,20 @@ typedef struct ctx {
   int inplace;
 } ctx;
 
-/* Algorithms under test: every row of the table, plus the clairvoyant
- * algorithm with arrival times given by the caller (the "oracle"). */
-enum { ALG_ORACLE = PAT_REDUCE_ALG_COUNT, NALGS };
+/* Algorithms under test: every row of the table, then every row again
+ * with arrival times given by the caller (ALG_TOLD + id). */
+enum { ALG_TOLD = PAT_REDUCE_ALG_COUNT, NALGS = 2 * PAT_REDUCE_ALG_COUNT };
 
 static const char *alg_name(int alg) {
+  static char told[64];
+  const char *name;
   if (alg < 0)
     return "PMPI_Reduce";
-  if (alg == ALG_ORACLE)
-    return "clairvoyant-oracle";
-  const char *name = pat_reduce_algorithm_name((pat_reduce_alg)alg);
+  name = pat_reduce_algorithm_name((pat_reduce_alg)(alg % ALG_TOLD));
+  if (name != NULL && alg >= ALG_TOLD) {
+    snprintf(told, sizeof told, "%s told arrivals", name);
+    name = told;
+  }
   return name ? name : "(unnamed)";
 }
 
@@ -196,29 +201,27 @@ static void *xmalloc(size_t n) {
   return p;
 }
 
-/* Runs algorithm alg (a table id or ALG_ORACLE).  The oracle's arrival
- * times are a function of the call's arguments, so identical on every
- * rank of comm, and different from call to call. */
+/* Runs algorithm alg (a table id, or ALG_TOLD + id).  Told arrival times
+ * are a function of the call's arguments, so identical on every rank of
+ * comm, and different from call to call. */
 static int run_alg(int alg, const void *sbuf, void *rbuf, int count,
                    MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm) {
   double *arrivals;
   int size = 1, rc;
-  if (alg != ALG_ORACLE)
+  if (alg < ALG_TOLD)
     return pat_reduce_using((pat_reduce_alg)alg, sbuf, rbuf, count, dt, op,
                             root, comm);
   MPI_Comm_size(comm, &size);
   arrivals = xmalloc((size_t)size * sizeof *arrivals);
   for (int i = 0; i < size; i++)
     arrivals[i] = ((i * 7 + count * 3 + root) % 5) * 1e-5;
-  rc = pat_reduce_clairvoyant_with(sbuf, rbuf, count, dt, op, root, comm,
-                                   arrivals, 1e-5);
+  rc = pat_reduce_with_arrivals((pat_reduce_alg)(alg - ALG_TOLD), sbuf, rbuf,
+                                count, dt, op, root, comm, arrivals, 1e-5);
   free(arrivals);
   return rc;
 }
 
-static int served_id(int alg) {
-  return alg == ALG_ORACLE ? PAT_REDUCE_ALG_CLAIRVOYANT : alg;
-}
+static int served_id(int alg) { return alg % ALG_TOLD; }
 
 /* Calls one algorithm and checks the return code and the served algorithm. */
 static int call_alg(const ctx *cx, const void *sbuf, void *rbuf, int count,

@@ -146,8 +146,9 @@ static void test_wrong(void) {
     for (int i = 0; i < size; i++)
       lie[i] = i == late ? 0 : 2e-3 * (i + 1);
     if (call % 2)
-      check(pat_reduce_clairvoyant_with(m, r, 1, mat, op, root, MPI_COMM_WORLD,
-                                        lie, 1e-6) == MPI_SUCCESS,
+      check(pat_reduce_with_arrivals(PAT_REDUCE_ALG_CLAIRVOYANT, m, r, 1, mat,
+                                     op, root, MPI_COMM_WORLD, lie,
+                                     1e-6) == MPI_SUCCESS,
             "oracle call %d failed", call);
     else
       check(pat_reduce_clairvoyant(m, r, 1, mat, op, root, MPI_COMM_WORLD) ==

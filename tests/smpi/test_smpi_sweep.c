@@ -192,9 +192,9 @@ static int timed_call(sweep *s, int row, double delay, double *tts) {
     sleep_seconds(delay);
   arrive = MPI_Wtime();
   if (row == ORACLE)
-    rc = pat_reduce_clairvoyant_with(s->send, s->recv, s->count, MPI_DOUBLE,
-                                     MPI_SUM, 0, s->comm[row], s->arrivals,
-                                     s->d);
+    rc = pat_reduce_with_arrivals(PAT_REDUCE_ALG_CLAIRVOYANT, s->send, s->recv,
+                                  s->count, MPI_DOUBLE, MPI_SUM, 0,
+                                  s->comm[row], s->arrivals, s->d);
   else
     rc = pat_reduce_using(row_alg[row], s->send, s->recv, s->count, MPI_DOUBLE,
                           MPI_SUM, 0, s->comm[row]);
