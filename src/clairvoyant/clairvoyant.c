@@ -272,10 +272,10 @@ static int emit(const pat_sched_params *p, int rank, const merge *m, int nm,
     for (int i = 0; i < nm; i++) {
       if (m[i].receiver >= lo && m[i].receiver <= hi)
         ev[fill[m[i].receiver - lo]++] =
-            (pat_tree_event){m[i].kind, m[i].round, m[i].sender};
+            (pat_tree_event){.kind = m[i].kind, .round = m[i].round, .peer = m[i].sender};
       if (m[i].sender >= lo && m[i].sender <= hi)
         ev[fill[m[i].sender - lo]++] =
-            (pat_tree_event){PAT_TREE_SEND, m[i].round, m[i].receiver};
+            (pat_tree_event){.kind = PAT_TREE_SEND, .round = m[i].round, .peer = m[i].receiver};
     }
     free(fill);
   }

@@ -167,6 +167,7 @@ typedef struct pat_tree_event {
   pat_tree_kind kind;
   int round;
   int peer;
+  int seg; /* segment (pat_tree_emit_segments); 0 for atomic trees */
 } pat_tree_event;
 
 /* Appends rank's operations for its events (rounds non-decreasing) to
@@ -174,6 +175,13 @@ typedef struct pat_tree_event {
  * every receive may be given as PAT_TREE_RECV_AFTER. */
 int pat_tree_emit(pat_schedule *sched, const pat_sched_params *params, int rank,
                   const pat_tree_event *events, int nevents);
+
+/* The same for a tree over nseg segments of [0, count) (segment s covers
+ * [s count / nseg, (s + 1) count / nseg)): each event names its segment,
+ * each segment has its own partial and slots, events in round order. */
+int pat_tree_emit_segments(pat_schedule *sched, const pat_sched_params *params,
+                           int rank, int nseg, const pat_tree_event *events,
+                           int nevents);
 
 /* ---- configuration (environment, read once) --------------------------- */
 

@@ -13,19 +13,32 @@
  *  - at the root the receives are placed so that the result ends in the
  *    receive buffer without a final copy where possible;
  *  - a slot freed in a round is not reused for a receive of the same round
- *    (all receives of a round are in flight together).
+ *    (receives of a round may be in flight together).
+ *
+ * Segments.  pat_tree_emit_segments cuts [0, count) into nseg segments
+ * (segment s is [s count / nseg, (s + 1) count / nseg)) and every event
+ * names its segment: each segment has its own partial and slot state, and
+ * its operations cover only its range, so the segments of a pipelined tree
+ * share the temporary slots (disjoint ranges) and flow independently
+ * through the dataflow executor.  Events are given in round order across
+ * segments.  pat_tree_emit is the one-segment case.
  */
+#include <stdlib.h>
+
 #include "pat_internal.h"
 
-#define MAX_SLOTS (PAT_SLOT_TMP0 + 8)
+#define MAX_SLOTS PAT_SLOT_MAX
 
+/* One segment's state; the emitter works on one at a time. */
 typedef struct emitter {
   pat_schedule *sched;
   const pat_sched_params *p;
   int rank;
   int err;
+  int offset, count;         /* the segment's range */
   int acc;                   /* slot holding this rank's partial */
   int busy_round[MAX_SLOTS]; /* last round a slot was received into/freed */
+  int right_left;            /* receives of partials after ours to come */
 } emitter;
 
 static void op(emitter *e, pat_sched_kind kind, int round, int peer, int src,
@@ -35,8 +48,8 @@ static void op(emitter *e, pat_sched_kind kind, int round, int peer, int src,
                     .peer = peer,
                     .src = src,
                     .dst = dst,
-                    .offset = 0,
-                    .count = e->p->count};
+                    .offset = e->offset,
+                    .count = e->count};
   if (e->err == PAT_SUCCESS)
     e->err = pat_schedule_add(e->sched, e->rank, &o);
 }
@@ -73,58 +86,98 @@ static int free_tmp(emitter *e, int round) {
   return slot;
 }
 
+/* Emits the operations of one event of the emitter's segment. */
+static void emit_event(emitter *e, const pat_tree_event *ev) {
+  int round = ev->round;
+  if (ev->kind == PAT_TREE_SEND) {
+    op(e, PAT_SCHED_SEND, round, ev->peer, e->acc, -1);
+  } else if (ev->kind == PAT_TREE_RECV_AFTER) {
+    /* mine (op) child lands where the child's data arrived; at the root
+     * every other such receive goes to the receive buffer, ending there */
+    int dst;
+    e->right_left--;
+    if (is_root(e) && e->right_left % 2 == 0 &&
+        usable(e, PAT_SLOT_RECV, round)) {
+      dst = PAT_SLOT_RECV;
+      e->busy_round[dst] = round;
+    } else {
+      dst = free_tmp(e, round);
+    }
+    op(e, PAT_SCHED_RECV, round, ev->peer, -1, dst);
+    op(e, PAT_SCHED_COMBINE, round, -1, e->acc, dst);
+    if (!same_buffer(e, e->acc, PAT_SLOT_SEND))
+      e->busy_round[e->acc] = round; /* freed: reusable next round */
+    e->acc = dst;
+  } else {
+    /* child (op) mine, in a writable slot */
+    int tmp = free_tmp(e, round);
+    op(e, PAT_SCHED_RECV, round, ev->peer, -1, tmp);
+    if (!writable(e, e->acc)) {
+      int w = is_root(e) && usable(e, PAT_SLOT_RECV, round)
+                  ? PAT_SLOT_RECV
+                  : free_tmp(e, round);
+      e->busy_round[w] = round;
+      op(e, PAT_SCHED_COPY, round, -1, e->acc, w);
+      e->acc = w;
+    }
+    op(e, PAT_SCHED_COMBINE, round, -1, tmp, e->acc);
+  }
+}
+
+int pat_tree_emit_segments(pat_schedule *sched, const pat_sched_params *p,
+                           int rank, int nseg, const pat_tree_event *ev,
+                           int nev) {
+  emitter *seg = NULL;
+  int err = PAT_SUCCESS, *last_round = NULL;
+  if (nseg < 1 || sched == NULL || p == NULL) {
+    err = PAT_ERR_INVALID_ARG;
+    goto out;
+  }
+  seg = calloc((size_t)nseg, sizeof *seg);
+  last_round = calloc((size_t)nseg, sizeof *last_round);
+  if (seg == NULL || last_round == NULL) {
+    err = PAT_ERR_NO_MEMORY;
+    goto out;
+  }
+  for (int s = 0; s < nseg; s++) {
+    emitter *e = &seg[s];
+    *e = (emitter){.sched = sched,
+                   .p = p,
+                   .rank = rank,
+                   .err = PAT_SUCCESS,
+                   .offset = (int)((long long)s * p->count / nseg),
+                   .acc = PAT_SLOT_SEND};
+    e->count = (int)((long long)(s + 1) * p->count / nseg) - e->offset;
+    for (int k = 0; k < MAX_SLOTS; k++)
+      e->busy_round[k] = -1;
+  }
+  for (int i = 0; i < nev; i++) {
+    if (ev[i].seg < 0 || ev[i].seg >= nseg) {
+      err = PAT_ERR_INVALID_ARG;
+      goto out;
+    }
+    seg[ev[i].seg].right_left += ev[i].kind == PAT_TREE_RECV_AFTER;
+  }
+  for (int i = 0; i < nev && err == PAT_SUCCESS; i++) {
+    emitter *e = &seg[ev[i].seg];
+    last_round[ev[i].seg] = ev[i].round;
+    emit_event(e, &ev[i]);
+    err = e->err;
+  }
+  /* the root's result ends in the receive buffer */
+  for (int s = 0; s < nseg && err == PAT_SUCCESS; s++) {
+    emitter *e = &seg[s];
+    if (is_root(e) && !same_buffer(e, e->acc, PAT_SLOT_RECV))
+      op(e, PAT_SCHED_COPY, last_round[s], -1, e->acc, PAT_SLOT_RECV);
+    err = e->err;
+  }
+out:
+  free(seg);
+  free(last_round);
+  return err;
+}
+
 int pat_tree_emit(pat_schedule *sched, const pat_sched_params *p, int rank,
                   const pat_tree_event *ev, int nev) {
-  emitter e = {.sched = sched,
-               .p = p,
-               .rank = rank,
-               .err = PAT_SUCCESS,
-               .acc = PAT_SLOT_SEND};
-  int right_left = 0; /* receives of partials after ours still to come */
-  int last_round = 0;
-  for (int s = 0; s < MAX_SLOTS; s++)
-    e.busy_round[s] = -1;
-  for (int i = 0; i < nev; i++)
-    right_left += ev[i].kind == PAT_TREE_RECV_AFTER;
-
-  for (int i = 0; i < nev && e.err == PAT_SUCCESS; i++) {
-    int round = ev[i].round;
-    last_round = round;
-    if (ev[i].kind == PAT_TREE_SEND) {
-      op(&e, PAT_SCHED_SEND, round, ev[i].peer, e.acc, -1);
-    } else if (ev[i].kind == PAT_TREE_RECV_AFTER) {
-      /* mine (op) child lands where the child's data arrived; at the root
-       * every other such receive goes to the receive buffer, ending there */
-      int dst;
-      right_left--;
-      if (is_root(&e) && right_left % 2 == 0 &&
-          usable(&e, PAT_SLOT_RECV, round)) {
-        dst = PAT_SLOT_RECV;
-        e.busy_round[dst] = round;
-      } else {
-        dst = free_tmp(&e, round);
-      }
-      op(&e, PAT_SCHED_RECV, round, ev[i].peer, -1, dst);
-      op(&e, PAT_SCHED_COMBINE, round, -1, e.acc, dst);
-      if (!same_buffer(&e, e.acc, PAT_SLOT_SEND))
-        e.busy_round[e.acc] = round; /* freed: reusable next round */
-      e.acc = dst;
-    } else {
-      /* child (op) mine, in a writable slot */
-      int tmp = free_tmp(&e, round);
-      op(&e, PAT_SCHED_RECV, round, ev[i].peer, -1, tmp);
-      if (!writable(&e, e.acc)) {
-        int w = is_root(&e) && usable(&e, PAT_SLOT_RECV, round)
-                    ? PAT_SLOT_RECV
-                    : free_tmp(&e, round);
-        e.busy_round[w] = round;
-        op(&e, PAT_SCHED_COPY, round, -1, e.acc, w);
-        e.acc = w;
-      }
-      op(&e, PAT_SCHED_COMBINE, round, -1, tmp, e.acc);
-    }
-  }
-  if (is_root(&e) && !same_buffer(&e, e.acc, PAT_SLOT_RECV))
-    op(&e, PAT_SCHED_COPY, last_round, -1, e.acc, PAT_SLOT_RECV);
-  return e.err;
+  return pat_tree_emit_segments(sched, p, rank, 1, ev, nev);
 }
