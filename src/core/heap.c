@@ -39,41 +39,45 @@ struct pat_heap {
 };
 
 static int before(const node *x, const node *y) {
-  if (x->t != y->t)
-    return x->t < y->t;
-  if (x->tie != y->tie)
-    return x->tie < y->tie;
-  return x->id < y->id;
+  return x->t < y->t || (x->t == y->t && (x->tie < y->tie ||
+                                          (x->tie == y->tie && x->id < y->id)));
 }
 
-static void place(pat_heap *heap, int i, node x) {
-  heap->h[i] = x;
-  heap->pos[x.id] = i;
-}
+/* The sifts work on local copies of the arrays and the size: stores to the
+ * nodes' int fields could otherwise alias the heap's own fields and force
+ * reloads at every step. */
 
 /* Puts x into the hole at i, moving the hole up past later parents. */
 static void sift_up(pat_heap *heap, int i, node x) {
-  while (i > 0 && before(&x, &heap->h[(i - 1) / 2])) {
-    place(heap, i, heap->h[(i - 1) / 2]);
+  node *h = heap->h;
+  int *pos = heap->pos;
+  while (i > 0 && before(&x, &h[(i - 1) / 2])) {
+    h[i] = h[(i - 1) / 2];
+    pos[h[i].id] = i;
     i = (i - 1) / 2;
   }
-  place(heap, i, x);
+  h[i] = x;
+  pos[x.id] = i;
 }
 
 /* Puts x into the hole at i, moving the hole down past earlier children. */
 static void sift_down(pat_heap *heap, int i, node x) {
+  node *h = heap->h;
+  int *pos = heap->pos, n = heap->n;
   for (;;) {
     int c = 2 * i + 1;
-    if (c >= heap->n)
+    if (c >= n)
       break;
-    if (c + 1 < heap->n && before(&heap->h[c + 1], &heap->h[c]))
+    if (c + 1 < n && before(&h[c + 1], &h[c]))
       c++;
-    if (!before(&heap->h[c], &x))
+    if (!before(&h[c], &x))
       break;
-    place(heap, i, heap->h[c]);
+    h[i] = h[c];
+    pos[h[i].id] = i;
     i = c;
   }
-  place(heap, i, x);
+  h[i] = x;
+  pos[x.id] = i;
 }
 
 /* Puts x into the hole at i, up or down as its key requires. */
