@@ -126,6 +126,10 @@ typedef struct pat_tree_event {
 int pat_tree_emit(pat_schedule *sched, const pat_sched_params *params, int rank,
                   const pat_tree_event *events, int nevents);
 
+/* The least r >= 0 with 2^r >= n: the depth of a binomial tree over n
+ * ranks (0 for n <= 1). */
+int pat_ceil_log2(int n);
+
 /* Algorithm bodies. */
 int pat_binomial_build(const pat_sched_params *params, int rank,
                        pat_schedule *sched);

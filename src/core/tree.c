@@ -128,3 +128,10 @@ int pat_tree_emit(pat_schedule *sched, const pat_sched_params *p, int rank,
     op(&e, PAT_SCHED_COPY, last_round, -1, e.acc, PAT_SLOT_RECV);
   return e.err;
 }
+
+int pat_ceil_log2(int n) {
+  int r = 0;
+  while (r < 31 && (1 << r) < n)
+    r++;
+  return r;
+}
