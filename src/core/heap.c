@@ -52,8 +52,9 @@ static void sift_up(pat_heap *heap, int i, node x) {
   node *h = heap->h;
   int *pos = heap->pos;
   while (i > 0 && before(&x, &h[(i - 1) / 2])) {
-    h[i] = h[(i - 1) / 2];
-    pos[h[i].id] = i;
+    node y = h[(i - 1) / 2];
+    h[i] = y;
+    pos[y.id] = i;
     i = (i - 1) / 2;
   }
   h[i] = x;
@@ -72,8 +73,9 @@ static void sift_down(pat_heap *heap, int i, node x) {
       c++;
     if (!before(&h[c], &x))
       break;
-    h[i] = h[c];
-    pos[h[i].id] = i;
+    node y = h[c];
+    h[i] = y;
+    pos[y.id] = i;
     i = c;
   }
   h[i] = x;
