@@ -42,13 +42,6 @@ static void add(events *e, pat_tree_kind kind, int round, int peer) {
         (pat_tree_event){.kind = kind, .round = round, .peer = peer};
 }
 
-static int ceil_log2(int n) {
-  int r = 0;
-  while ((1 << r) < n)
-    r++;
-  return r;
-}
-
 /* This rank's events in the binomial tree over the n ranks base, base + 1,
  * ... (mod P), where it has position v: children come after it. */
 static void subtree(events *e, int P, int base, int n, int v) {
@@ -68,8 +61,8 @@ static void subtree(events *e, int P, int base, int n, int v) {
  * r+1) send to r in round R; r computes left (op) x_r (op) right. */
 static void split_at_root(events *e, int P, int r, int rank) {
   int nleft = r, nright = P - 1 - r;
-  int R = ceil_log2(nleft) > ceil_log2(nright) ? ceil_log2(nleft)
-                                               : ceil_log2(nright);
+  int dl = pat_ceil_log2(nleft), dr = pat_ceil_log2(nright);
+  int R = dl > dr ? dl : dr;
   if (rank < r) {
     subtree(e, P, 0, nleft, rank);
     if (rank == 0)

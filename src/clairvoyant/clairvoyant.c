@@ -21,6 +21,14 @@
  * receives, except that an interval holding the root is always held by the
  * root.  The result is the in-order reduction, bitwise.
  *
+ * Heaps.  Both variants use the indexed min-heap of src/core/heap.c, keyed
+ * by (time, rank), so ties go to the lower rank.  Commutative: one entry
+ * per partial; the merged partial takes over the second-earliest one's
+ * entry with the receiver's rank as its tie (updated in place, not popped
+ * and pushed again).  Non-commutative: one entry per interval with a right
+ * neighbour, named by its lowest rank; a merge removes one candidate and
+ * updates two keys in place, so no stale entries are left behind.
+ *
  * Cost.  Balanced arrivals: ceil(log2 P) rounds of alpha + m beta + m gamma,
  * like binomial.  One rank late by delta: the others reduce while it is
  * late; its partial then merges r times, the i-th time with a partial of
@@ -38,62 +46,13 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/heap.h"
 #include "core/pat_internal.h"
 
 typedef struct merge {
   int sender, receiver, round;
   pat_tree_kind kind; /* what the receiver gets: partial after/before its own */
 } merge;
-
-/* ---- a binary min-heap of (time, key) with ties by key ------------------ */
-
-typedef struct heap_item {
-  double t;
-  int key; /* tie-break, lower first */
-  int a;   /* the rank whose partial this is */
-} heap_item;
-
-typedef struct heap {
-  heap_item *it;
-  int n;
-} heap;
-
-static int before(const heap_item *x, const heap_item *y) {
-  return x->t < y->t || (x->t == y->t && x->key < y->key);
-}
-
-static void heap_push(heap *h, heap_item x) {
-  int i = h->n++;
-  while (i > 0 && before(&x, &h->it[(i - 1) / 2])) {
-    h->it[i] = h->it[(i - 1) / 2];
-    i = (i - 1) / 2;
-  }
-  h->it[i] = x;
-}
-
-/* Replaces the top with x and restores the heap. */
-static void heap_replace_top(heap *h, heap_item x) {
-  int i = 0;
-  for (;;) {
-    int c = 2 * i + 1;
-    if (c >= h->n)
-      break;
-    if (c + 1 < h->n && before(&h->it[c + 1], &h->it[c]))
-      c++;
-    if (!before(&h->it[c], &x))
-      break;
-    h->it[i] = h->it[c];
-    i = c;
-  }
-  h->it[i] = x;
-}
-
-static heap_item heap_pop(heap *h) {
-  heap_item top = h->it[0];
-  if (--h->n > 0)
-    heap_replace_top(h, h->it[h->n]);
-  return top;
-}
 
 static unsigned long long hash_mix(unsigned long long h, unsigned long long v) {
   h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
@@ -102,94 +61,49 @@ static unsigned long long hash_mix(unsigned long long h, unsigned long long v) {
 
 static double later(double a, double b) { return a > b ? a : b; }
 
-/* Commutative: the greedy pairing.  Writes P - 1 merges; returns the time
- * the root's result is ready. */
-static double greedy(const pat_sched_params *p, heap *h, int *last_round,
-                     merge *m) {
+/* Commutative: the greedy pairing.  The heap holds one slot per partial,
+ * keyed by (ready time, holder rank); holder[slot] is the rank holding it.
+ * Writes P - 1 merges; returns the time the root's result is ready. */
+static double greedy(const pat_sched_params *p, pat_heap *h, int *last_round,
+                     int *holder, merge *m) {
   int P = p->nranks, nm = 0;
   double d = pat_sched_round_cost(p), done = p->arrivals[p->root];
   for (int r = 0; r < P; r++) {
-    heap_push(h, (heap_item){.t = p->arrivals[r], .key = r, .a = r});
+    pat_heap_push(h, r, p->arrivals[r], r);
+    holder[r] = r;
     last_round[r] = -1;
   }
-  while (h->n > 1) {
-    /* the merged partial takes the second one's place: one sift, not two */
-    heap_item x = heap_pop(h), y = h->it[0];
-    int recv = x.a, send = y.a, round;
+  while (pat_heap_size(h) > 1) {
+    /* the merged partial takes the second one's slot: one sift, not two */
+    double tx, ty;
+    int x = pat_heap_pop_min(h, &tx, NULL), y = pat_heap_peek_min(h, &ty, NULL);
+    int recv = holder[x], send = holder[y], round;
     if (send == p->root) {
-      recv = y.a;
-      send = x.a;
+      recv = holder[y];
+      send = holder[x];
     }
     round = (last_round[recv] > last_round[send] ? last_round[recv]
                                                  : last_round[send]) +
             1;
     last_round[recv] = round;
     m[nm++] = (merge){send, recv, round, PAT_TREE_RECV_AFTER};
-    done = later(x.t, y.t) + d;
-    heap_replace_top(h, (heap_item){.t = done, .key = recv, .a = recv});
+    done = later(tx, ty) + d;
+    holder[y] = recv;
+    pat_heap_update(h, y, done, recv);
   }
   return done;
 }
 
-/* An indexed min-heap of the candidate merges of neighbouring intervals,
- * one per interval that has a right neighbour, named by the interval's
- * lowest rank and keyed by (completion time, lowest rank): a merge updates
- * two keys in place instead of leaving stale entries behind. */
-typedef struct cand_heap {
-  int *h;          /* heap of interval ids */
-  int *pos;        /* pos[id]: index in h, or -1 */
-  const double *t; /* t[id]: completion time of the merge with the right */
-  int n;
-} cand_heap;
-
-static int cand_before(const cand_heap *c, int a, int b) {
-  return c->t[a] < c->t[b] || (c->t[a] == c->t[b] && a < b);
-}
-
-static void cand_place(cand_heap *c, int i, int id) {
-  c->h[i] = id;
-  c->pos[id] = i;
-}
-
-static void cand_sift(cand_heap *c, int i) {
-  int id = c->h[i];
-  while (i > 0 && cand_before(c, id, c->h[(i - 1) / 2])) {
-    cand_place(c, i, c->h[(i - 1) / 2]);
-    i = (i - 1) / 2;
-  }
-  for (;;) {
-    int k = 2 * i + 1;
-    if (k >= c->n)
-      break;
-    if (k + 1 < c->n && cand_before(c, c->h[k + 1], c->h[k]))
-      k++;
-    if (!cand_before(c, c->h[k], id))
-      break;
-    cand_place(c, i, c->h[k]);
-    i = k;
-  }
-  cand_place(c, i, id);
-}
-
-static void cand_remove(cand_heap *c, int id) {
-  int i = c->pos[id];
-  if (i < 0)
-    return;
-  c->pos[id] = -1;
-  if (i == --c->n)
-    return;
-  cand_place(c, i, c->h[c->n]);
-  cand_sift(c, i);
-}
-
 /* Non-commutative: merges of adjacent intervals.  Interval i is stored at
- * its lowest rank lo: hi[lo], holder[lo], ready[lo], and ct[lo], the time
- * its merge with the interval on its right would complete. */
-static double in_order(const pat_sched_params *p, int *last_round, merge *m,
-                       int *ints, double *ready, double *ct) {
+ * its lowest rank lo: hi[lo], holder[lo], ready[lo].  The heap holds the
+ * candidate merges of neighbouring intervals, one per interval that has a
+ * right neighbour, named by its lowest rank and keyed by (completion time,
+ * lowest rank): a merge updates two keys in place instead of leaving stale
+ * entries behind. */
+static double in_order(const pat_sched_params *p, pat_heap *c, int *last_round,
+                       merge *m, int *ints, double *ready) {
   int P = p->nranks, nm = 0;
   int *hi = ints, *prev = ints + P, *holder = ints + 2 * P;
-  cand_heap c = {.h = ints + 3 * P, .pos = ints + 4 * P, .t = ct, .n = 0};
   double d = pat_sched_round_cost(p), done = p->arrivals[p->root];
   for (int r = 0; r < P; r++) {
     hi[r] = r;
@@ -197,16 +111,12 @@ static double in_order(const pat_sched_params *p, int *last_round, merge *m,
     holder[r] = r;
     ready[r] = p->arrivals[r];
     last_round[r] = -1;
-    c.pos[r] = -1;
   }
-  for (int r = 0; r + 1 < P; r++) {
-    ct[r] = later(ready[r], ready[r + 1]) + d;
-    cand_place(&c, c.n++, r);
-    cand_sift(&c, c.n - 1);
-  }
+  for (int r = 0; r + 1 < P; r++)
+    pat_heap_push(c, r, later(ready[r], ready[r + 1]) + d, r);
   while (nm < P - 1) {
-    int L = c.h[0], R = hi[L] + 1, recv, send, round;
-    double t = ct[L];
+    double t;
+    int L = pat_heap_peek_min(c, &t, NULL), R = hi[L] + 1, recv, send, round;
     /* the earlier-ready holder receives; the root always does */
     recv = ready[L] <= ready[R] ? holder[L] : holder[R];
     if (holder[L] == p->root || holder[R] == p->root)
@@ -221,21 +131,18 @@ static double in_order(const pat_sched_params *p, int *last_round, merge *m,
                 recv == holder[L] ? PAT_TREE_RECV_AFTER : PAT_TREE_RECV_BEFORE};
     done = t;
     /* L absorbs R: R's candidate goes, L's and its left neighbour's change */
-    cand_remove(&c, R);
+    pat_heap_remove(c, R);
     holder[L] = recv;
     ready[L] = t;
     hi[L] = hi[R];
     if (hi[L] + 1 < P) {
       prev[hi[L] + 1] = L;
-      ct[L] = later(ready[L], ready[hi[L] + 1]) + d;
-      cand_sift(&c, c.pos[L]);
+      pat_heap_update(c, L, later(ready[L], ready[hi[L] + 1]) + d, L);
     } else {
-      cand_remove(&c, L);
+      pat_heap_remove(c, L);
     }
-    if (prev[L] >= 0) {
-      ct[prev[L]] = later(ready[prev[L]], ready[L]) + d;
-      cand_sift(&c, c.pos[prev[L]]);
-    }
+    if (prev[L] >= 0)
+      pat_heap_update(c, prev[L], later(ready[prev[L]], ready[L]) + d, prev[L]);
   }
   return done;
 }
@@ -291,11 +198,10 @@ out:
 static int clairvoyant_build(const pat_sched_params *p, int rank,
                              pat_schedule *sched) {
   int P = p->nranks, err = PAT_SUCCESS;
-  heap h = {0};
+  pat_heap *h = NULL;
   merge *m = NULL;
   int *ints = NULL;
   double *ready = NULL, done;
-  double *ct = NULL;
   unsigned long long hash = 0x5eedull;
 
   if (p->arrivals == NULL || !(pat_sched_round_cost(p) > 0) ||
@@ -308,17 +214,16 @@ static int clairvoyant_build(const pat_sched_params *p, int rank,
       err = PAT_ERR_INVALID_ARG;
       goto out;
     }
-  h.it = malloc((size_t)(P + 1) * sizeof *h.it);
+  h = pat_heap_alloc(P);
   m = malloc((size_t)P * sizeof *m);
-  ints = malloc((size_t)(6 * P) * sizeof *ints);
+  ints = malloc((size_t)(4 * P) * sizeof *ints);
   ready = malloc((size_t)P * sizeof *ready);
-  ct = malloc((size_t)P * sizeof *ct);
-  if (!h.it || !m || !ints || !ready || !ct) {
+  if (!h || !m || !ints || !ready) {
     err = PAT_ERR_NO_MEMORY;
     goto out;
   }
-  done = p->commutative ? greedy(p, &h, ints, m)
-                        : in_order(p, ints, m, ints + P, ready, ct);
+  done = p->commutative ? greedy(p, h, ints, ints + P, m)
+                        : in_order(p, h, ints, m, ints + P, ready);
   for (int i = 0; i < P - 1; i++)
     hash = hash_mix(hash, (unsigned long long)m[i].sender << 42 ^
                               (unsigned long long)m[i].receiver << 21 ^
@@ -327,11 +232,10 @@ static int clairvoyant_build(const pat_sched_params *p, int rank,
   if (err == PAT_SUCCESS)
     pat_schedule_set_prediction(sched, done, hash);
 out:
-  free(h.it);
+  pat_heap_free(h);
   free(m);
   free(ints);
   free(ready);
-  free(ct);
   return err;
 }
 

@@ -183,6 +183,10 @@ int pat_tree_emit_segments(pat_schedule *sched, const pat_sched_params *params,
                            int rank, int nseg, const pat_tree_event *events,
                            int nevents);
 
+/* The least r >= 0 with 2^r >= n: the depth of a binomial tree over n
+ * ranks (0 for n <= 1). */
+int pat_ceil_log2(int n);
+
 /* ---- configuration (environment, read once) --------------------------- */
 
 /* Rows of pat_env_table, in order. */

@@ -181,3 +181,10 @@ int pat_tree_emit(pat_schedule *sched, const pat_sched_params *p, int rank,
                   const pat_tree_event *ev, int nev) {
   return pat_tree_emit_segments(sched, p, rank, 1, ev, nev);
 }
+
+int pat_ceil_log2(int n) {
+  int r = 0;
+  while (r < 31 && (1 << r) < n)
+    r++;
+  return r;
+}

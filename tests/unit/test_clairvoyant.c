@@ -20,13 +20,6 @@
 
 #include "core/pat_internal.h"
 
-static int ceil_log2(int p) {
-  int r = 0;
-  while ((1 << r) < p)
-    r++;
-  return r;
-}
-
 static pat_schedule *clairvoyant(int P, int root, int comm, int in_place,
                                  const double *a, double d, int rank) {
   pat_sched_params p = {.nranks = P,
@@ -52,7 +45,8 @@ static double check(const pat_schedule *s, const double *a, double d) {
   if (pat_schedule_validate_tree(s, why, sizeof why) != PAT_SUCCESS)
     fail_msg("P=%d root=%d comm=%d in_place=%d: %s", p->nranks, p->root,
              p->commutative, p->in_place, why);
-  assert_int_equal(pat_schedule_simulate(s, a, &(pat_model){d, 0, 0}, &sim), PAT_SUCCESS);
+  assert_int_equal(pat_schedule_simulate(s, a, &(pat_model){d, 0, 0}, &sim),
+                   PAT_SUCCESS);
   assert_true(fabs(sim - pat_schedule_predicted_time(s)) < 1e-9);
   return sim;
 }
@@ -113,11 +107,11 @@ static void balanced_takes_log2_rounds(void **state) {
         rounds = n > rounds ? n : rounds;
       }
       if (comm || root == 0) {
-        assert_true(fabs(t - ceil_log2(P) * 2.5e-6) < 1e-12);
-        assert_int_equal(rounds, ceil_log2(P) + (P == 1 && !comm));
+        assert_true(fabs(t - pat_ceil_log2(P) * 2.5e-6) < 1e-12);
+        assert_int_equal(rounds, pat_ceil_log2(P) + (P == 1 && !comm));
       } else {
         /* in order with a root inside: at most one round more */
-        assert_true(t <= (ceil_log2(P) + 1) * 2.5e-6 + 1e-12);
+        assert_true(t <= (pat_ceil_log2(P) + 1) * 2.5e-6 + 1e-12);
       }
       pat_schedule_free(s);
     }
@@ -157,7 +151,7 @@ static void one_late_rank_follows_closed_form(void **state) {
   for (int P = 2; P <= 257; P++) {
     int late[3] = {P - 1, 0, P / 2};
     for (int k = 0; k < 3; k++) {
-      for (double x = 0; x <= ceil_log2(P) + 2; x += 0.37) {
+      for (double x = 0; x <= pat_ceil_log2(P) + 2; x += 0.37) {
         pat_schedule *s;
         memset(a, 0, sizeof a);
         a[late[k]] = x * d;
@@ -275,10 +269,12 @@ static void simulate_binomial_with_a_late_leaf(void **state) {
   (void)state;
   assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_BINOMIAL, &p, -1, &s),
                    PAT_SUCCESS);
-  assert_int_equal(pat_schedule_simulate(s, a, &(pat_model){1, 0, 0}, &t), PAT_SUCCESS);
+  assert_int_equal(pat_schedule_simulate(s, a, &(pat_model){1, 0, 0}, &t),
+                   PAT_SUCCESS);
   assert_true(t == 4);
   a[15] = 4; /* rank 15 sends in round 0: the whole tree waits */
-  assert_int_equal(pat_schedule_simulate(s, a, &(pat_model){1, 0, 0}, &t), PAT_SUCCESS);
+  assert_int_equal(pat_schedule_simulate(s, a, &(pat_model){1, 0, 0}, &t),
+                   PAT_SUCCESS);
   assert_true(t == 8);
   assert_true(isnan(pat_schedule_predicted_time(s)));
   pat_schedule_free(s);
