@@ -17,8 +17,11 @@
  * post to completion, which includes waiting for a late sender) and every
  * combine (bytes, seconds).  Per call and kind a rank keeps the fastest
  * sample at the smallest and at the largest size it saw (the fastest one
- * waited least; the extreme sizes say most about a line): 2 (bytes,
- * seconds) pairs per kind, NAN when absent.
+ * waited least; the extreme sizes say most about a line), NAN when absent,
+ * and sends one of the two, the smallest in even calls and the largest in
+ * odd ones (or the other one if it lacks that), as two floats: the record
+ * stays three doubles (24 B per rank, as small as the stamp exchange was:
+ * a larger one measurably slowed every call in SMPI at P = 64).
  *
  * Model: at observe time, per kind and per size, the median over the ranks
  * that reported that size (robust to a late rank) is one point; at most
@@ -46,8 +49,24 @@
 #define KEPT 2         /* (bytes, seconds) pairs per kind per call */
 
 enum { TRANSFER, COMBINE, KINDS };
-/* per rank and exchange: the stamp, then per kind KEPT (bytes, seconds) */
-enum { FIELDS = 1 + KINDS * KEPT * 2 };
+/* per rank and exchange: the stamp, then per kind one (bytes, seconds)
+ * pair of floats packed into a double */
+enum { FIELDS = 1 + KINDS };
+
+static double pack2(double a, double b) {
+  float f[2] = {(float)a, (float)b};
+  double d;
+  _Static_assert(sizeof f == sizeof d, "two floats fill a double");
+  memcpy(&d, f, sizeof d);
+  return d;
+}
+
+static void unpack2(double d, double *a, double *b) {
+  float f[2];
+  memcpy(f, &d, sizeof f);
+  *a = f[0];
+  *b = f[1];
+}
 
 /* One call's fastest samples of one kind: [0] at the smallest size, [1]
  * at the largest; bytes NAN when absent. */
@@ -194,15 +213,15 @@ static void observe_kind(pat_state *ps, const double *all, int kind) {
   size_t n = 0;
   int ntaken = 0;
 
-  for (int r = 0; r < ps->nranks; r++)
-    for (int j = 0; j < KEPT; j++) {
-      const double *f = &all[r * FIELDS + 1 + (kind * KEPT + j) * 2];
-      if (isfinite(f[0]) && f[0] > 0 && isfinite(f[1]) && f[1] > 0) {
-        v[2 * n] = f[0];
-        v[2 * n + 1] = f[1];
-        n++;
-      }
+  for (int r = 0; r < ps->nranks; r++) {
+    double f[2];
+    unpack2(all[r * FIELDS + 1 + kind], &f[0], &f[1]);
+    if (isfinite(f[0]) && f[0] > 0 && isfinite(f[1]) && f[1] > 0) {
+      v[2 * n] = f[0];
+      v[2 * n + 1] = f[1];
+      n++;
     }
+  }
   qsort(v, n, 2 * sizeof *v, cmp_pair);
   while (ntaken < PER_EXCHANGE) {
     size_t best = 0, best_len = 0;
@@ -266,11 +285,12 @@ int pat_state_arrive(pat_state *ps, double *stamp) {
     if (p->all == NULL)
       return MPI_ERR_NO_MEM;
     p->mine[0] = *stamp;
-    for (int kind = 0; kind < KINDS; kind++)
-      for (int j = 0; j < KEPT; j++) {
-        p->mine[1 + (kind * KEPT + j) * 2] = ps->call[kind].bytes[j];
-        p->mine[2 + (kind * KEPT + j) * 2] = ps->call[kind].sec[j];
-      }
+    for (int kind = 0; kind < KINDS; kind++) {
+      int j = (int)(ps->calls % KEPT); /* smallest, then largest size */
+      if (!isfinite(ps->call[kind].bytes[j]))
+        j = KEPT - 1 - j;
+      p->mine[1 + kind] = pack2(ps->call[kind].bytes[j], ps->call[kind].sec[j]);
+    }
     p->due = ps->calls + ps->cfg->exchange_lag;
     rc = PMPI_Iallgather(p->mine, FIELDS, MPI_DOUBLE, p->all, FIELDS,
                          MPI_DOUBLE, ps->priv, &p->req);

@@ -45,11 +45,12 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
     [PAT_ENV_ROUND_COST] = {"PAT_REDUCE_ROUND_COST", "",
                             "round cost in seconds (> 0) for every message "
                             "size; overrides PAT_REDUCE_MODEL"},
-    [PAT_ENV_MAX_OUTSTANDING] = {"PAT_REDUCE_MAX_OUTSTANDING", "16",
-                                 "schedule executor: transfers a rank may "
-                                 "post ahead of its earliest unfinished round "
-                                 "(0..1000000); those of that round are "
-                                 "always posted"},
+    [PAT_ENV_MAX_OUTSTANDING] = {"PAT_REDUCE_MAX_OUTSTANDING", "1",
+                                 "schedule executor: a receive of a later "
+                                 "round than the earliest unfinished one is "
+                                 "posted only while fewer receives are in "
+                                 "flight (0..1000000); those of that round, "
+                                 "and sends, are always posted"},
 };
 
 int pat_env_all(const pat_env_var **vars, int max) {

@@ -18,9 +18,14 @@
  *
  * Outstanding operations.  Every operation of the earliest round that is
  * not finished may be in flight (the validator proves that this much never
- * deadlocks); operations of later rounds are posted early only while fewer
- * than PAT_REDUCE_MAX_OUTSTANDING (default 16; like Open MPI's
- * max_outstanding_reqs) transfers are in flight.
+ * deadlocks), and so may every send whose data is ready.  A receive of a
+ * later round is posted early only while fewer than
+ * PAT_REDUCE_MAX_OUTSTANDING receives (default 1; like Open MPI's
+ * max_outstanding_reqs) are in flight: two messages arriving at once share
+ * the rank's link, which delays the first one's combine (measured in SMPI:
+ * a tree with one late rank lost 3.5% with 16), while one receive ahead is
+ * what a pipeline needs.  Ready transfers are posted before ready combines
+ * run, so the next segment arrives while this one is combined.
  *
  * Measurements.  Every finished receive (posted to completed) and combine
  * is a (bytes, seconds) sample for the PAT layer's model, and every
@@ -48,12 +53,14 @@ struct pat_exec {
   unsigned char *state;
   int *npend;     /* predecessors not finished */
   double *posted; /* when a transfer was posted */
-  /* operations ready to start (FIFO), and those held back by the bound */
+  /* operations ready to start (FIFO each: transfers, local operations),
+   * and receives held back by the bound */
   int *ready, nready, rhead;
+  int *local, nlocal, lhead;
   int *held, nheld;
   /* transfers in flight: requests and their operations */
   MPI_Request *reqs;
-  int *req_op, *idx, ninflight;
+  int *req_op, *idx, ninflight, nrecv;
   int first, ndone, max_outstanding;
 };
 
@@ -100,6 +107,7 @@ void pat_exec_free(pat_exec *x) {
   free(x->npend);
   free(x->posted);
   free(x->ready);
+  free(x->local);
   free(x->held);
   free(x->reqs);
   free(x->req_op);
@@ -112,7 +120,10 @@ static int is_transfer(const pat_sched_op *op) {
 }
 
 static void push_ready(pat_exec *x, int i) {
-  x->ready[(x->rhead + x->nready++) % x->nops] = i;
+  if (is_transfer(&x->ops[i]))
+    x->ready[(x->rhead + x->nready++) % x->nops] = i;
+  else
+    x->local[(x->lhead + x->nlocal++) % x->nops] = i;
 }
 
 /* Ready when no predecessor is pending and the previous transfer on the
@@ -200,14 +211,15 @@ static int post(pat_exec *x, int i) {
   }
   if (rc == MPI_SUCCESS) {
     x->req_op[x->ninflight++] = i;
+    x->nrecv += op->kind == PAT_SCHED_RECV;
     x->state[i] = STARTED;
   }
   return rc;
 }
 
-/* Starts everything that may start now.  A transfer beyond the earliest
- * unfinished round waits while the bound is reached. */
-static int start_ready(pat_exec *x) {
+/* Posts the ready transfers; a receive beyond the earliest unfinished
+ * round waits while the bound is reached. */
+static int post_ready(pat_exec *x) {
   int rc = MPI_SUCCESS;
   while (x->nready > 0 && rc == MPI_SUCCESS) {
     int i = x->ready[x->rhead];
@@ -215,15 +227,9 @@ static int start_ready(pat_exec *x) {
     x->nready--;
     if (x->state[i] != WAITING)
       continue;
-    if (!is_transfer(&x->ops[i])) {
-      x->state[i] = STARTED;
-      rc = run_local(x, i);
-      if (rc == MPI_SUCCESS)
-        finish(x, i);
-      continue;
-    }
-    if (x->ops[i].round > x->ops[x->first].round &&
-        x->ninflight >= x->max_outstanding) {
+    if (x->ops[i].kind == PAT_SCHED_RECV &&
+        x->ops[i].round > x->ops[x->first].round &&
+        x->nrecv >= x->max_outstanding) {
       x->held[x->nheld++] = i;
       continue;
     }
@@ -234,12 +240,31 @@ static int start_ready(pat_exec *x) {
   return rc;
 }
 
+/* Starts everything that may start now: transfers first, then one local
+ * operation at a time (each may make transfers ready). */
+static int start_ready(pat_exec *x) {
+  int rc = post_ready(x);
+  while (x->nlocal > 0 && rc == MPI_SUCCESS) {
+    int i = x->local[x->lhead];
+    x->lhead = (x->lhead + 1) % x->nops;
+    x->nlocal--;
+    x->state[i] = STARTED;
+    rc = run_local(x, i);
+    if (rc == MPI_SUCCESS) {
+      finish(x, i);
+      rc = post_ready(x);
+    }
+  }
+  return rc;
+}
+
 /* Retires the in-flight transfers at positions idx[0..n) of reqs. */
 static void retire(pat_exec *x, const int *idx, int n) {
   double now = PMPI_Wtime();
   for (int k = 0; k < n; k++) {
     int i = x->req_op[idx[k]];
     note_transfer(x, i, now);
+    x->nrecv -= x->ops[i].kind == PAT_SCHED_RECV;
     x->req_op[idx[k]] = -1;
   }
   /* compact, keeping posting order; MPI set the requests to NULL */
@@ -314,12 +339,13 @@ int pat_exec_start(const pat_schedule *sched, const pat_call *call,
   x->npend = malloc((size_t)n * sizeof *x->npend);
   x->posted = calloc((size_t)n, sizeof *x->posted);
   x->ready = malloc((size_t)n * sizeof *x->ready);
+  x->local = malloc((size_t)n * sizeof *x->local);
   x->held = malloc((size_t)n * sizeof *x->held);
   x->reqs = malloc((size_t)n * sizeof *x->reqs);
   x->req_op = malloc((size_t)n * sizeof *x->req_op);
   x->idx = malloc((size_t)(2 * n) * sizeof *x->idx);
-  if (!x->state || !x->npend || !x->posted || !x->ready || !x->held ||
-      !x->reqs || !x->req_op || !x->idx) {
+  if (!x->state || !x->npend || !x->posted || !x->ready || !x->local ||
+      !x->held || !x->reqs || !x->req_op || !x->idx) {
     rc = MPI_ERR_NO_MEM;
     goto out;
   }

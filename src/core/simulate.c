@@ -1,110 +1,283 @@
 /*
- * The model simulation of a schedule (pat_schedule_simulate).
+ * The model simulation of a schedule (pat_schedule_simulate): the dataflow
+ * executor (exec.c) run in simulated time under a byte model.
+ *
+ * Model.  A rank can act from its arrival time on.  An operation is ready
+ * when its dataflow predecessors (dataflow.c) have finished; a transfer is
+ * posted then (not before the previous transfer on its channel).  A message
+ * of b bytes starts once its send and its receive are both posted and the
+ * sender's send port and the receiver's receive port are free (each rank
+ * sends one message and receives one message at a time: full duplex); it
+ * holds both ports for alpha + b beta, and both operations finish when it
+ * ends.  A combine of b bytes holds the rank's processor for b gamma (one
+ * combine at a time, overlapping its transfers); a copy costs nothing.
+ *
+ * Method.  A discrete-event simulation over every rank's program: one
+ * event per operation (ready, or for a combine its end) in an indexed heap
+ * keyed by (time, operation), so resources go to operations in the order
+ * of simulated time, ties by rank then program order: deterministic.
+ * Ports and processors are claimed when the event is processed.  Cost
+ * O(E log E) for E operations plus dependency edges, memory O(E).
+ *
+ * With alpha = d and beta = gamma = 0 this is the round-cost model of the
+ * atomic algorithms: every message costs d, one at a time per receiver.
  */
+#include <math.h>
 #include <stdlib.h>
 
+#include "heap.h"
 #include "pat_internal.h"
 
-/* (temporary: the round-by-round simulation until the dataflow one) */
-typedef struct msg {
-  int round, from, to, seq;
-  int offset, count, slot;
-} msg;
+enum { WAITING = 0, QUEUED, POSTED, RUNNING, DONE };
 
-static int cmp_int(int a, int b) { return (a > b) - (a < b); }
+typedef struct sim {
+  const pat_schedule *s;
+  const pat_model *m;
+  double elem;
+  int P, nops;
+  int *base;       /* base[r]: id of rank r's first operation; base[P] = n */
+  int *rank_of;    /* rank of each operation id */
+  pat_deps **deps; /* per rank */
+  int *npend;      /* predecessors not finished */
+  int *partner;    /* matching transfer, or -1 */
+  unsigned char *state;
+  double *ready;               /* latest predecessor end, then its own end */
+  double *posted;              /* when a transfer was posted */
+  double *cpu, *sport, *rport; /* per rank: when free */
+  const double *arrivals;
+  pat_heap *events;
+} sim;
 
-static int msg_cmp(const void *a, const void *b) {
-  const msg *x = a, *y = b;
-  return x->round != y->round ? cmp_int(x->round, y->round)
-         : x->from != y->from ? cmp_int(x->from, y->from)
-         : x->to != y->to     ? cmp_int(x->to, y->to)
-                              : cmp_int(x->seq, y->seq);
+static const pat_sched_op *op_of(const sim *x, int g) {
+  int r = x->rank_of[g];
+  return &pat_schedule_ops(x->s, r)[g - x->base[r]];
 }
 
-static int collect(const pat_schedule *s, msg **sends, int *nsend, msg **recvs,
-                   int *nrecv) {
-  int total = 0, ns = 0, nr = 0;
-  int P = pat_schedule_params(s)->nranks;
-  for (int r = 0; r < P; r++)
-    total += pat_schedule_nops(s, r);
-  *sends = malloc((size_t)(total > 0 ? total : 1) * sizeof **sends);
-  *recvs = malloc((size_t)(total > 0 ? total : 1) * sizeof **recvs);
-  if (*sends == NULL || *recvs == NULL)
+static double later(double a, double b) { return a > b ? a : b; }
+
+static void schedule_event(sim *x, int g, double t) {
+  x->state[g] = QUEUED;
+  pat_heap_push(x->events, g, t, 0);
+}
+
+/* Queues g if its predecessors are done and its channel's previous
+ * transfer is posted; its time is when all of that holds. */
+static void maybe_queue(sim *x, int g) {
+  int r = x->rank_of[g], i = g - x->base[r];
+  int prev = x->deps[r]->chan_prev[i];
+  double t = later(x->ready[g], x->arrivals ? x->arrivals[r] : 0.0);
+  if (x->state[g] != WAITING || x->npend[g] > 0)
+    return;
+  if (prev >= 0) {
+    int gp = x->base[r] + prev;
+    if (x->state[gp] < POSTED)
+      return;
+    t = later(t, x->posted[gp]);
+  }
+  schedule_event(x, g, t);
+}
+
+static void finish(sim *x, int g, double t) {
+  int r = x->rank_of[g], i = g - x->base[r];
+  const pat_deps *d = x->deps[r];
+  x->state[g] = DONE;
+  x->ready[g] = t;
+  for (int k = d->succ_start[i]; k < d->succ_start[i + 1]; k++) {
+    int h = x->base[r] + d->succ[k];
+    x->ready[h] = later(x->ready[h], t);
+    if (--x->npend[h] == 0)
+      maybe_queue(x, h);
+  }
+}
+
+/* Both sides of a message are posted: it runs when the ports are free. */
+static void transfer(sim *x, int snd, int rcv) {
+  const pat_sched_op *o = op_of(x, snd);
+  int from = x->rank_of[snd], to = x->rank_of[rcv];
+  double start = later(later(x->posted[snd], x->posted[rcv]),
+                       later(x->sport[from], x->rport[to]));
+  double end = start + x->m->alpha + (double)o->count * x->elem * x->m->beta;
+  x->sport[from] = x->rport[to] = end;
+  finish(x, snd, end);
+  finish(x, rcv, end);
+}
+
+static void on_event(sim *x, int g, double t) {
+  const pat_sched_op *o = op_of(x, g);
+  int r = x->rank_of[g], i = g - x->base[r];
+  if (x->state[g] == RUNNING) { /* a combine's end */
+    finish(x, g, t);
+  } else if (o->kind == PAT_SCHED_COMBINE) {
+    double start = later(t, x->cpu[r]);
+    x->cpu[r] = start + (double)o->count * x->elem * x->m->gamma;
+    x->state[g] = RUNNING;
+    pat_heap_push(x->events, g, x->cpu[r], 0);
+  } else if (o->kind == PAT_SCHED_COPY) {
+    finish(x, g, t);
+  } else {
+    int next = x->deps[r]->chan_next[i];
+    x->state[g] = POSTED;
+    x->posted[g] = t;
+    if (x->partner[g] >= 0 && x->state[x->partner[g]] == POSTED)
+      transfer(x, o->kind == PAT_SCHED_SEND ? g : x->partner[g],
+               o->kind == PAT_SCHED_SEND ? x->partner[g] : g);
+    if (next >= 0)
+      maybe_queue(x, x->base[r] + next);
+  }
+}
+
+/* A transfer's key: (sender, receiver, k) for the k-th message on that
+ * channel, and its operation id. */
+typedef struct key {
+  int from, to, k, g;
+} key;
+
+static int key_cmp(const void *a, const void *b) {
+  const key *x = a, *y = b;
+  return x->from != y->from ? (x->from > y->from) - (x->from < y->from)
+         : x->to != y->to   ? (x->to > y->to) - (x->to < y->to)
+                            : (x->k > y->k) - (x->k < y->k);
+}
+
+/* Pairs the k-th send a->b with b's k-th receive from a. */
+static int match(sim *x) {
+  int err = PAT_SUCCESS, ns = 0, nr = 0;
+  key *snd = malloc((size_t)(x->nops + 1) * sizeof *snd);
+  key *rcv = malloc((size_t)(x->nops + 1) * sizeof *rcv);
+  int *k = malloc((size_t)(x->nops + 1) * sizeof *k);
+  if (snd == NULL || rcv == NULL || k == NULL) {
+    err = PAT_ERR_NO_MEMORY;
+    goto out;
+  }
+  for (int g = 0; g < x->nops; g++) {
+    const pat_sched_op *o = op_of(x, g);
+    int r = x->rank_of[g], prev = x->deps[r]->chan_prev[g - x->base[r]];
+    x->partner[g] = -1;
+    k[g] = prev >= 0 ? k[x->base[r] + prev] + 1 : 0;
+    if (o->kind == PAT_SCHED_SEND)
+      snd[ns++] = (key){r, o->peer, k[g], g};
+    else if (o->kind == PAT_SCHED_RECV)
+      rcv[nr++] = (key){o->peer, r, k[g], g};
+  }
+  qsort(snd, (size_t)ns, sizeof *snd, key_cmp);
+  qsort(rcv, (size_t)nr, sizeof *rcv, key_cmp);
+  if (ns != nr) {
+    err = PAT_ERR_INVALID_SCHEDULE;
+    goto out;
+  }
+  for (int i = 0; i < ns && err == PAT_SUCCESS; i++) {
+    if (key_cmp(&snd[i], &rcv[i]) != 0)
+      err = PAT_ERR_INVALID_SCHEDULE;
+    x->partner[snd[i].g] = rcv[i].g;
+    x->partner[rcv[i].g] = snd[i].g;
+  }
+out:
+  free(snd);
+  free(rcv);
+  free(k);
+  return err;
+}
+
+static void sim_free(sim *x) {
+  for (int r = 0; x->deps != NULL && r < x->P; r++)
+    pat_deps_free(x->deps[r]);
+  free(x->deps);
+  free(x->base);
+  free(x->rank_of);
+  free(x->npend);
+  free(x->partner);
+  free(x->state);
+  free(x->ready);
+  free(x->posted);
+  free(x->cpu);
+  free(x->sport);
+  free(x->rport);
+  pat_heap_free(x->events);
+}
+
+static int sim_alloc(sim *x) {
+  const pat_sched_params *p = pat_schedule_params(x->s);
+  int err = PAT_SUCCESS, n;
+  x->P = p->nranks;
+  x->base = malloc((size_t)(x->P + 1) * sizeof *x->base);
+  x->deps = calloc((size_t)x->P, sizeof *x->deps);
+  x->cpu = calloc((size_t)x->P, sizeof *x->cpu);
+  x->sport = calloc((size_t)x->P, sizeof *x->sport);
+  x->rport = calloc((size_t)x->P, sizeof *x->rport);
+  if (!x->base || !x->deps || !x->cpu || !x->sport || !x->rport)
     return PAT_ERR_NO_MEMORY;
-  for (int r = 0; r < P; r++)
-    for (int i = 0; i < pat_schedule_nops(s, r); i++) {
-      const pat_sched_op *op = &pat_schedule_ops(s, r)[i];
-      if (op->kind == PAT_SCHED_SEND)
-        (*sends)[ns++] =
-            (msg){op->round, r, op->peer, i, op->offset, op->count, op->src};
-      else if (op->kind == PAT_SCHED_RECV)
-        (*recvs)[nr++] =
-            (msg){op->round, op->peer, r, i, op->offset, op->count, op->dst};
+  x->base[0] = 0;
+  for (int r = 0; r < x->P; r++) {
+    if (!pat_schedule_has_rank(x->s, r))
+      return PAT_ERR_INVALID_SCHEDULE;
+    x->base[r + 1] = x->base[r] + pat_schedule_nops(x->s, r);
+  }
+  x->nops = n = x->base[x->P];
+  x->rank_of = malloc((size_t)(n + 1) * sizeof *x->rank_of);
+  x->npend = malloc((size_t)(n + 1) * sizeof *x->npend);
+  x->partner = malloc((size_t)(n + 1) * sizeof *x->partner);
+  x->state = calloc((size_t)n + 1, sizeof *x->state);
+  x->ready = calloc((size_t)n + 1, sizeof *x->ready);
+  x->posted = calloc((size_t)n + 1, sizeof *x->posted);
+  x->events = pat_heap_alloc(n);
+  if (!x->rank_of || !x->npend || !x->partner || !x->state || !x->ready ||
+      !x->posted || !x->events)
+    return PAT_ERR_NO_MEMORY;
+  for (int r = 0; r < x->P && err == PAT_SUCCESS; r++) {
+    err = pat_deps_alloc(pat_schedule_ops(x->s, r), pat_schedule_nops(x->s, r),
+                         p->in_place && r == p->root, &x->deps[r]);
+    for (int i = 0; err == PAT_SUCCESS && i < pat_schedule_nops(x->s, r); i++) {
+      x->rank_of[x->base[r] + i] = r;
+      x->npend[x->base[r] + i] =
+          x->deps[r]->pred_start[i + 1] - x->deps[r]->pred_start[i];
     }
-  qsort(*sends, (size_t)ns, sizeof **sends, msg_cmp);
-  qsort(*recvs, (size_t)nr, sizeof **recvs, msg_cmp);
-  *nsend = ns;
-  *nrecv = nr;
-  return ns == nr ? PAT_SUCCESS : PAT_ERR_INVALID_SCHEDULE;
-}
-
-typedef struct arrival_evt {
-  int round, to, seq;
-  double sent; /* sender's time at the start of the round */
-} arrival_evt;
-
-static int arrival_cmp(const void *a, const void *b) {
-  const arrival_evt *x = a, *y = b;
-  return x->round != y->round ? cmp_int(x->round, y->round)
-         : x->to != y->to     ? cmp_int(x->to, y->to)
-                              : cmp_int(x->seq, y->seq);
+  }
+  if (err == PAT_ERR_INVALID_ARG)
+    err = PAT_ERR_INVALID_SCHEDULE;
+  return err;
 }
 
 int pat_schedule_simulate(const pat_schedule *sched, const double *arrivals,
                           const pat_model *model, double *completion) {
-  msg *sends = NULL, *recvs = NULL;
-  arrival_evt *ev = NULL;
-  double *t = NULL;
-  int nsend = 0, nrecv = 0, err = PAT_SUCCESS;
+  sim x = {0};
+  int err = PAT_SUCCESS, done = 0, root;
   if (sched == NULL || completion == NULL) {
     err = PAT_ERR_INVALID_ARG;
     goto out;
   }
-  if (model == NULL)
-    model = &pat_schedule_params(sched)->model;
-  err = collect(sched, &sends, &nsend, &recvs, &nrecv);
+  x.s = sched;
+  x.m = model != NULL ? model : &pat_schedule_params(sched)->model;
+  x.elem = pat_schedule_params(sched)->elem_size;
+  x.arrivals = arrivals;
+  root = pat_schedule_params(sched)->root;
+  if (!(x.m->alpha >= 0 && x.m->beta >= 0 && x.m->gamma >= 0 && x.elem >= 0)) {
+    err = PAT_ERR_INVALID_ARG;
+    goto out;
+  }
+  err = sim_alloc(&x);
+  if (err == PAT_SUCCESS)
+    err = match(&x);
   if (err != PAT_SUCCESS)
     goto out;
-  t = malloc((size_t)pat_schedule_params(sched)->nranks * sizeof *t);
-  ev = malloc((size_t)(nsend > 0 ? nsend : 1) * sizeof *ev);
-  if (t == NULL || ev == NULL) {
-    err = PAT_ERR_NO_MEMORY;
-    goto out;
+  for (int r = 0; r < x.P; r++) {
+    x.cpu[r] = x.sport[r] = x.rport[r] = arrivals ? arrivals[r] : 0.0;
+    for (int g = x.base[r]; g < x.base[r + 1]; g++)
+      maybe_queue(&x, g);
   }
-  for (int r = 0; r < pat_schedule_params(sched)->nranks; r++)
-    t[r] = arrivals ? arrivals[r] : 0.0;
-  /* sends and receives are sorted by round; take one round at a time */
-  for (int i = 0; i < nsend;) {
-    int round = sends[i].round, end = i;
-    while (end < nsend && sends[end].round == round)
-      end++;
-    for (int k = i; k < end; k++)
-      ev[k] = (arrival_evt){round, recvs[k].to, recvs[k].seq, t[sends[k].from]};
-    qsort(ev + i, (size_t)(end - i), sizeof *ev, arrival_cmp);
-    for (int k = i; k < end; k++) {
-      double *tr = &t[ev[k].to];
-      *tr = (*tr > ev[k].sent ? *tr : ev[k].sent) +
-            pat_model_round_cost(model,
-                                 (double)sends[k].count *
-                                     pat_schedule_params(sched)->elem_size);
-    }
-    i = end;
+  while (pat_heap_size(x.events) > 0) {
+    double t;
+    int g = pat_heap_pop_min(x.events, &t, NULL);
+    on_event(&x, g, t);
   }
-  *completion = t[pat_schedule_params(sched)->root];
+  *completion = arrivals ? arrivals[root] : 0.0;
+  for (int g = 0; g < x.nops; g++) {
+    done += x.state[g] == DONE;
+    if (x.rank_of[g] == root && x.ready[g] > *completion)
+      *completion = x.ready[g];
+  }
+  if (done != x.nops) /* some operation never ran: not a valid schedule */
+    err = PAT_ERR_INVALID_SCHEDULE;
 out:
-  free(sends);
-  free(recvs);
-  free(ev);
-  free(t);
+  sim_free(&x);
   return err;
 }

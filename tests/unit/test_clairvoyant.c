@@ -37,7 +37,12 @@ static pat_schedule *clairvoyant(int P, int root, int comm, int in_place,
   return s;
 }
 
-/* Valid tree, and the builder's prediction equals the simulation. */
+/* Valid tree, and the simulation of the dataflow executor (a message costs
+ * d, one at a time per receiver) gives the builder's prediction exactly for
+ * commutative ops; for the in-order variant the executor may do better than
+ * the greedy plan (a receiver takes a later-merged neighbour's partial
+ * while the earlier merge's sender is still late), never worse.  Returns
+ * the planned time. */
 static double check(const pat_schedule *s, const double *a, double d) {
   char why[256];
   double sim = -1;
@@ -47,8 +52,11 @@ static double check(const pat_schedule *s, const double *a, double d) {
              p->commutative, p->in_place, why);
   assert_int_equal(pat_schedule_simulate(s, a, &(pat_model){d, 0, 0}, &sim),
                    PAT_SUCCESS);
-  assert_true(fabs(sim - pat_schedule_predicted_time(s)) < 1e-9);
-  return sim;
+  if (p->commutative)
+    assert_true(fabs(sim - pat_schedule_predicted_time(s)) < 1e-9);
+  else
+    assert_true(sim <= pat_schedule_predicted_time(s) + 1e-9);
+  return pat_schedule_predicted_time(s);
 }
 
 /* Exhaustive search: the best completion time over all merge orders. */

@@ -1,0 +1,166 @@
+/* Unit tests (no MPI run): pat_schedule_simulate charges alpha + bytes beta
+ * per message (one in and one out at a time per rank) and bytes gamma per
+ * combine, as the dataflow executor runs the schedule; checked against
+ * times computed by hand for binomial trees and a hand-written ring. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "core/pat_internal.h"
+
+static const pat_model M = {.alpha = 1e-6, .beta = 1e-9, .gamma = 5e-10};
+
+static void near(double got, double want) {
+  if (fabs(got - want) > 1e-12 * (1 + fabs(want)))
+    fail_msg("simulated %.12g s, expected %.12g s", got, want);
+}
+
+static pat_schedule *binomial(int P, int count) {
+  pat_sched_params p = {.nranks = P,
+                        .root = 0,
+                        .count = count,
+                        .commutative = 1,
+                        .model = M,
+                        .elem_size = 8};
+  pat_schedule *s = NULL;
+  assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_BINOMIAL, &p, -1, &s),
+                   PAT_SUCCESS);
+  return s;
+}
+
+/* log2 P rounds of d = alpha + m (beta + gamma); a late leaf of round 0
+ * delays everything by its lateness. */
+static void binomial_by_hand(void **state) {
+  double m = 1000 * 8.0, d = M.alpha + m * (M.beta + M.gamma), t = -1;
+  double a[8] = {0};
+  (void)state;
+  for (int P = 2, rounds = 1; P <= 8; P *= 2, rounds++) {
+    pat_schedule *s = binomial(P, 1000);
+    assert_int_equal(pat_schedule_simulate(s, NULL, NULL, &t), PAT_SUCCESS);
+    near(t, rounds * d);
+    pat_schedule_free(s);
+  }
+  {
+    pat_schedule *s = binomial(8, 1000);
+    a[7] = 5e-5;
+    assert_int_equal(pat_schedule_simulate(s, a, NULL, &t), PAT_SUCCESS);
+    near(t, 5e-5 + 3 * d);
+    /* another model than the schedule's */
+    assert_int_equal(
+        pat_schedule_simulate(s, NULL, &(pat_model){2e-6, 0, 0}, &t),
+        PAT_SUCCESS);
+    near(t, 3 * 2e-6);
+    pat_schedule_free(s);
+  }
+}
+
+static void add(pat_schedule *s, int r, pat_sched_kind kind, int round,
+                int peer, int src, int dst, int offset, int count) {
+  pat_sched_op op = {kind, round, peer, src, dst, offset, count};
+  assert_int_equal(pat_schedule_add(s, r, &op), PAT_SUCCESS);
+}
+
+/* Ring reduce-scatter over P blocks of c elements, then every block sent
+ * straight to root 0: P - 1 steps of alpha + b (beta + gamma), then P - 1
+ * messages of alpha + b beta one after the other into the root. */
+static void ring_by_hand(void **state) {
+  enum { P = 3, C = 1000 };
+  pat_sched_params p = {.nranks = P,
+                        .root = 0,
+                        .count = P * C,
+                        .commutative = 1,
+                        .model = M,
+                        .elem_size = 8};
+  pat_schedule *s = NULL;
+  const int S = PAT_SLOT_SEND, R = PAT_SLOT_RECV, T0 = PAT_SLOT_TMP0,
+            T1 = PAT_SLOT_TMP0 + 1;
+  double b = C * 8.0, t = -1;
+  (void)state;
+  assert_int_equal(pat_schedule_alloc(&p, &s), PAT_SUCCESS);
+  for (int r = 0; r < P; r++) {
+    add(s, r, PAT_SCHED_COPY, 0, -1, S, T0, 0, P * C);
+    for (int step = 0; step < P - 1; step++) {
+      int out = ((r - step) % P + P) % P, in = ((r - step - 1) % P + P) % P;
+      add(s, r, PAT_SCHED_SEND, step, (r + 1) % P, T0, -1, out * C, C);
+      add(s, r, PAT_SCHED_RECV, step, (r + P - 1) % P, -1, T1, in * C, C);
+      add(s, r, PAT_SCHED_COMBINE, step, -1, T1, T0, in * C, C);
+    }
+  }
+  /* rank r holds block r + 1 complete */
+  for (int r = 1; r < P; r++) {
+    add(s, r, PAT_SCHED_SEND, P - 1, 0, T0, -1, (r + 1) % P * C, C);
+    add(s, 0, PAT_SCHED_RECV, P - 1, r, -1, R, (r + 1) % P * C, C);
+  }
+  add(s, 0, PAT_SCHED_COPY, P - 1, -1, T0, R, 1 * C, C);
+  assert_int_equal(pat_schedule_simulate(s, NULL, NULL, &t), PAT_SUCCESS);
+  near(t, (P - 1) * (M.alpha + b * (M.beta + M.gamma)) +
+              (P - 1) * (M.alpha + b * M.beta));
+  /* Rank 2 late by L; x = alpha + b beta.  Rank 2's step-0 receive runs
+   * from L, its step-1 receive from L + x (rank 1's send port is busy until
+   * then), so its block is complete at L + 2x + b gamma; ranks 0 and 1
+   * complete theirs at L + 2x + 2 b gamma.  Rank 2's block enters the
+   * root first, rank 1's right after it: L + 4x + b gamma, less than a
+   * round-by-round execution's L + 2 (x + b gamma) + 2x. */
+  {
+    double a[P] = {0, 0, 1e-4}, x = M.alpha + b * M.beta;
+    assert_int_equal(pat_schedule_simulate(s, a, NULL, &t), PAT_SUCCESS);
+    near(t, 1e-4 + 4 * x + b * M.gamma);
+  }
+  pat_schedule_free(s);
+}
+
+/* Two messages into one rank share its receive port; a combine holds the
+ * processor; a send to a late peer does not delay independent work. */
+static void ports_and_processor(void **state) {
+  pat_sched_params p = {.nranks = 3,
+                        .root = 0,
+                        .count = 2,
+                        .commutative = 1,
+                        .model = M,
+                        .elem_size = 4000};
+  pat_schedule *s = NULL;
+  double b = 4000, t = -1;
+  (void)state;
+  assert_int_equal(pat_schedule_alloc(&p, &s), PAT_SUCCESS);
+  add(s, 1, PAT_SCHED_SEND, 0, 0, PAT_SLOT_SEND, -1, 0, 1);
+  add(s, 2, PAT_SCHED_SEND, 0, 0, PAT_SLOT_SEND, -1, 0, 1);
+  add(s, 0, PAT_SCHED_RECV, 0, 1, -1, PAT_SLOT_TMP0, 0, 1);
+  add(s, 0, PAT_SCHED_RECV, 0, 2, -1, PAT_SLOT_TMP0 + 1, 0, 1);
+  add(s, 0, PAT_SCHED_COPY, 0, -1, PAT_SLOT_SEND, PAT_SLOT_RECV, 0, 2);
+  add(s, 0, PAT_SCHED_COMBINE, 0, -1, PAT_SLOT_TMP0, PAT_SLOT_RECV, 0, 1);
+  add(s, 0, PAT_SCHED_COMBINE, 0, -1, PAT_SLOT_TMP0 + 1, PAT_SLOT_RECV, 0, 1);
+  assert_int_equal(pat_schedule_simulate(s, NULL, NULL, &t), PAT_SUCCESS);
+  /* second message after the first; its combine after both */
+  near(t, 2 * (M.alpha + b * M.beta) + b * M.gamma);
+  pat_schedule_free(s);
+}
+
+static void unmatched_schedule_is_refused(void **state) {
+  pat_sched_params p = {.nranks = 2, .root = 0, .count = 1, .model = M};
+  pat_schedule *s = NULL;
+  double t;
+  (void)state;
+  assert_int_equal(pat_schedule_alloc(&p, &s), PAT_SUCCESS);
+  add(s, 1, PAT_SCHED_SEND, 0, 0, PAT_SLOT_SEND, -1, 0, 1);
+  assert_int_equal(pat_schedule_mark_built(s, 0), PAT_SUCCESS);
+  assert_int_equal(pat_schedule_simulate(s, NULL, NULL, &t),
+                   PAT_ERR_INVALID_SCHEDULE);
+  assert_int_equal(
+      pat_schedule_simulate(s, NULL, &(pat_model){-1, 0, 0}, &t),
+      PAT_ERR_INVALID_ARG);
+  pat_schedule_free(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(binomial_by_hand),
+      cmocka_unit_test(ring_by_hand),
+      cmocka_unit_test(ports_and_processor),
+      cmocka_unit_test(unmatched_schedule_is_refused),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
