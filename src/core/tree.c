@@ -128,14 +128,14 @@ int pat_tree_emit_segments(pat_schedule *sched, const pat_sched_params *p,
                            int rank, int nseg, const pat_tree_event *ev,
                            int nev) {
   emitter *seg = NULL;
-  int err = PAT_SUCCESS, *last_round = NULL;
+  int err = PAT_SUCCESS, *last = NULL;
   if (nseg < 1 || sched == NULL || p == NULL) {
     err = PAT_ERR_INVALID_ARG;
     goto out;
   }
   seg = calloc((size_t)nseg, sizeof *seg);
-  last_round = calloc((size_t)nseg, sizeof *last_round);
-  if (seg == NULL || last_round == NULL) {
+  last = malloc((size_t)nseg * sizeof *last);
+  if (seg == NULL || last == NULL) {
     err = PAT_ERR_NO_MEMORY;
     goto out;
   }
@@ -150,6 +150,7 @@ int pat_tree_emit_segments(pat_schedule *sched, const pat_sched_params *p,
     e->count = (int)((long long)(s + 1) * p->count / nseg) - e->offset;
     for (int k = 0; k < MAX_SLOTS; k++)
       e->busy_round[k] = -1;
+    last[s] = -1;
   }
   for (int i = 0; i < nev; i++) {
     if (ev[i].seg < 0 || ev[i].seg >= nseg) {
@@ -157,23 +158,29 @@ int pat_tree_emit_segments(pat_schedule *sched, const pat_sched_params *p,
       goto out;
     }
     seg[ev[i].seg].right_left += ev[i].kind == PAT_TREE_RECV_AFTER;
+    last[ev[i].seg] = i;
   }
+  /* the root's result ends in the receive buffer: a segment without events
+   * is copied first, the others right after their last event (rounds stay
+   * in order) */
+  for (int s = 0; s < nseg && err == PAT_SUCCESS; s++)
+    if (last[s] < 0 && is_root(&seg[s]) &&
+        !same_buffer(&seg[s], seg[s].acc, PAT_SLOT_RECV)) {
+      op(&seg[s], PAT_SCHED_COPY, nev > 0 ? ev[0].round : 0, -1, seg[s].acc,
+         PAT_SLOT_RECV);
+      err = seg[s].err;
+    }
   for (int i = 0; i < nev && err == PAT_SUCCESS; i++) {
     emitter *e = &seg[ev[i].seg];
-    last_round[ev[i].seg] = ev[i].round;
     emit_event(e, &ev[i]);
-    err = e->err;
-  }
-  /* the root's result ends in the receive buffer */
-  for (int s = 0; s < nseg && err == PAT_SUCCESS; s++) {
-    emitter *e = &seg[s];
-    if (is_root(e) && !same_buffer(e, e->acc, PAT_SLOT_RECV))
-      op(e, PAT_SCHED_COPY, last_round[s], -1, e->acc, PAT_SLOT_RECV);
+    if (i == last[ev[i].seg] && is_root(e) &&
+        !same_buffer(e, e->acc, PAT_SLOT_RECV))
+      op(e, PAT_SCHED_COPY, ev[i].round, -1, e->acc, PAT_SLOT_RECV);
     err = e->err;
   }
 out:
   free(seg);
-  free(last_round);
+  free(last);
   return err;
 }
 

@@ -149,9 +149,8 @@ static void unmatched_schedule_is_refused(void **state) {
   assert_int_equal(pat_schedule_mark_built(s, 0), PAT_SUCCESS);
   assert_int_equal(pat_schedule_simulate(s, NULL, NULL, &t),
                    PAT_ERR_INVALID_SCHEDULE);
-  assert_int_equal(
-      pat_schedule_simulate(s, NULL, &(pat_model){-1, 0, 0}, &t),
-      PAT_ERR_INVALID_ARG);
+  assert_int_equal(pat_schedule_simulate(s, NULL, &(pat_model){-1, 0, 0}, &t),
+                   PAT_ERR_INVALID_ARG);
   pat_schedule_free(s);
 }
 
