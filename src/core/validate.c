@@ -52,8 +52,16 @@
 #define UNREAD 0x80000000u /* written, nothing read it since */
 #define VAL(x) ((x) & ~UNREAD)
 
-/* Operation states in the abstract run. */
-enum { WAITING = 0, POSTED = 1, FINISHED = 2 };
+/* An operation in the abstract run: unmet >= 0 conditions keep it waiting
+ * (unfinished predecessors, channel predecessor not posted, round gate),
+ * else it is POSTED or FINISHED. */
+enum { POSTED = -1, FINISHED = -2 };
+typedef struct node {
+  int succ_start; /* successors: succ[succ_start .. next node's) */
+  int chan_next;  /* next send to / receive from the same peer, or -1 */
+  int partner;    /* the other end of a message, or -1 */
+  int unmet;
+} node;
 
 typedef struct vctx {
   const pat_schedule *s;
@@ -61,13 +69,12 @@ typedef struct vctx {
   char *why;
   size_t whylen;
   int err;
-  int P, N;               /* ranks, operations in all */
-  int *base;              /* P + 1: global id of each rank's first operation */
-  int *dp;                /* per rank: operations 0 .. dp-1 have finished */
-  int *succ_start, *succ; /* successors, global ids */
-  int *chan_next, *partner, *unmet;
-  unsigned char *state;
-  int *queue, qhead, qtail;
+  int P, N;  /* ranks, operations in all */
+  int *base; /* P + 1: global id of each rank's first operation */
+  int *dp;   /* per rank: operations 0 .. dp-1 have finished */
+  node *nd;  /* N + 1 */
+  int *succ; /* successors, global ids */
+  int *stack, nstack, capstack; /* ready operations */
   /* pieces */
   int *cut, K;
   unsigned **buf; /* buf[rank * PAT_SLOT_MAX + slot]: K values, or NULL */
@@ -202,11 +209,6 @@ static const char *describe(const pat_sched_op *op, char *buf, size_t len) {
 /* ---- pieces and values ----------------------------------------------------
  */
 
-static int cmp_int(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
 /* Index of the piece starting at element e (e is a cut). */
 static int piece_at(const vctx *c, int e) {
   int lo = 0, hi = c->K;
@@ -220,31 +222,79 @@ static int piece_at(const vctx *c, int e) {
   return lo;
 }
 
-static int make_cuts(vctx *c) {
-  int n = 0, k = 0;
-  c->cut = malloc(((size_t)2 * (size_t)c->N + 2) * sizeof *c->cut);
-  if (c->cut == NULL) {
-    no_memory(c);
-    goto out;
+/* Sorts n values below 2^31 (LSD radix, 11 bits a pass); tmp holds n. */
+static void radix_sort(int *a, int *tmp, int n) {
+  for (int shift = 0; shift < 31; shift += 11) {
+    int start[2049] = {0};
+    for (int i = 0; i < n; i++)
+      start[((a[i] >> shift) & 2047) + 1]++;
+    for (int d = 0; d < 2048; d++)
+      start[d + 1] += start[d];
+    for (int i = 0; i < n; i++)
+      tmp[start[(a[i] >> shift) & 2047]++] = a[i];
+    memcpy(a, tmp, (size_t)n * sizeof *a);
   }
+}
+
+/* Sorts a[0 .. n) and drops repeats; returns the new length. */
+static int sort_unique(int *a, int *tmp, int n) {
+  int k = 0;
+  radix_sort(a, tmp, n);
+  for (int i = 0; i < n; i++)
+    if (k == 0 || a[i] != a[k - 1])
+      a[k++] = a[i];
+  return k;
+}
+
+/* The cuts: every rank's boundaries sorted and unique (small arrays),
+ * then all of them. */
+static int make_cuts(vctx *c) {
+  int maxn = 0, n = 0, cap = 1024, *loc = NULL, *tmp = NULL, *q;
+  for (int r = 0; r < c->P; r++)
+    if (pat_schedule_nops(c->s, r) > maxn)
+      maxn = pat_schedule_nops(c->s, r);
+  c->cut = malloc((size_t)cap * sizeof *c->cut);
+  loc = malloc((2 * (size_t)maxn + 2) * sizeof *loc);
+  tmp = malloc((2 * (size_t)maxn + 2) * sizeof *tmp);
+  if (c->cut == NULL || loc == NULL || tmp == NULL)
+    goto nomem;
   if (c->p->count > 0) {
     c->cut[n++] = 0;
     c->cut[n++] = c->p->count;
   }
-  for (int r = 0; r < c->P; r++)
+  for (int r = 0; r < c->P; r++) {
+    int m = 0;
     for (int i = 0; i < pat_schedule_nops(c->s, r); i++) {
       const pat_sched_op *op = &pat_schedule_ops(c->s, r)[i];
       if (op->count > 0) {
-        c->cut[n++] = op->offset;
-        c->cut[n++] = op->offset + op->count;
+        loc[m++] = op->offset;
+        loc[m++] = op->offset + op->count;
       }
     }
-  qsort(c->cut, (size_t)n, sizeof *c->cut, cmp_int);
-  for (int i = 0; i < n; i++)
-    if (k == 0 || c->cut[i] != c->cut[k - 1])
-      c->cut[k++] = c->cut[i];
-  c->K = k > 0 ? k - 1 : 0;
+    m = sort_unique(loc, tmp, m);
+    if (n + m > cap) {
+      while (n + m > cap)
+        cap *= 2;
+      q = realloc(c->cut, (size_t)cap * sizeof *q);
+      if (q == NULL)
+        goto nomem;
+      c->cut = q;
+    }
+    memcpy(c->cut + n, loc, (size_t)m * sizeof *loc);
+    n += m;
+  }
+  free(tmp);
+  tmp = malloc(((size_t)n + 1) * sizeof *tmp);
+  if (tmp == NULL)
+    goto nomem;
+  n = sort_unique(c->cut, tmp, n);
+  c->K = n > 0 ? n - 1 : 0;
+  goto out;
+nomem:
+  no_memory(c);
 out:
+  free(loc);
+  free(tmp);
   return c->err;
 }
 
@@ -369,21 +419,6 @@ static unsigned *buffer(vctx *c, int rank, int slot, int create) {
   return *b;
 }
 
-/* The value of piece k of rank's buffer slot (a real slot); 0: unwritten.
- * Clears the unread flag. */
-static unsigned read_piece(vctx *c, int rank, int slot, int k) {
-  unsigned *b;
-  unsigned v = 0;
-  if (slot == PAT_SLOT_SEND)
-    return single(c, rank);
-  b = buffer(c, rank, slot, 0);
-  if (b != NULL) {
-    v = VAL(b[k]);
-    b[k] = v;
-  }
-  return v;
-}
-
 /* Checks that op (rank's i-th) can read [offset, offset + count) of slot. */
 static int check_written(vctx *c, int rank, int i, const pat_sched_op *op,
                          int slot, const char *what) {
@@ -399,27 +434,40 @@ static int check_written(vctx *c, int rank, int i, const pat_sched_op *op,
 }
 
 /* dst pieces of op = src pieces (of rank from's slot fslot), or src ++ dst
- * for COMBINE; rank, i, op name the writing operation. */
+ * for COMBINE; rank, i, op name the writing operation.  A message's source
+ * was checked when its send was posted. */
 static int move(vctx *c, int from, int fslot, int rank, int i,
                 const pat_sched_op *op, int tslot) {
   int k0 = piece_at(c, op->offset), k1 = piece_at(c, op->offset + op->count);
   int concat = op->kind == PAT_SCHED_COMBINE;
-  unsigned *d, pa = 0, pb = 0, pr = 0;
-  if (from == rank && /* a message's send checked it when posted */
-      check_written(c, from, i, op, fslot, "reads") != PAT_SUCCESS)
-    goto out;
-  if (concat &&
-      check_written(c, rank, i, op, tslot, "combines into") != PAT_SUCCESS)
-    goto out;
-  d = buffer(c, rank, tslot, 1);
-  for (int k = k0; k < k1 && c->err == PAT_SUCCESS; k++) {
-    unsigned a = read_piece(c, from, fslot, k), res;
+  unsigned *d = buffer(c, rank, tslot, 1), *f = NULL, pa = 0, pb = 0, pr = 0;
+  if (fslot != PAT_SLOT_SEND)
+    f = buffer(c, from, fslot, 0);
+  for (int k = k0; d != NULL && k < k1 && c->err == PAT_SUCCESS; k++) {
+    unsigned a = f != NULL                ? VAL(f[k])
+                 : fslot == PAT_SLOT_SEND ? single(c, from)
+                                          : 0;
+    unsigned res = a;
+    if (a == 0) {
+      fail(c,
+           "rank %d op %d (round %d) reads slot %d element %d before it "
+           "is written",
+           rank, i, op->round, fslot, c->cut[k]);
+      break;
+    }
+    if (f != NULL)
+      f[k] = a; /* read: clears the unread flag */
     if (concat) {
       unsigned b = VAL(d[k]);
       int dup = -1;
-      if (a == pa && b == pb) { /* the same operands: the same result */
+      if (b == 0)
+        fail(c,
+             "rank %d op %d (round %d) combines into slot %d element %d "
+             "before it is written",
+             rank, i, op->round, tslot, c->cut[k]);
+      else if (a == pa && b == pb) /* the same operands: the same result */
         res = pr;
-      } else {
+      else {
         res = val_concat(c, a, b, &dup);
         if (dup >= 0)
           fail(c,
@@ -430,18 +478,15 @@ static int move(vctx *c, int from, int fslot, int rank, int i,
         pb = b;
         pr = res;
       }
-    } else {
-      if (d[k] & UNREAD)
-        fail(c,
-             "rank %d op %d overwrites slot %d [%d, %d) before anything "
-             "read it",
-             rank, i, tslot, c->cut[k], c->cut[k + 1]);
-      res = a;
+    } else if (d[k] & UNREAD) {
+      fail(c,
+           "rank %d op %d overwrites slot %d [%d, %d) before anything "
+           "read it",
+           rank, i, tslot, c->cut[k], c->cut[k + 1]);
     }
     if (c->err == PAT_SUCCESS)
       d[k] = res | UNREAD;
   }
-out:
   return c->err;
 }
 
@@ -487,14 +532,15 @@ static int load_deps(vctx *c, head **sheads, int *nsh, head **rheads,
       capedge = cap;
     }
     for (int i = 0; i < n; i++) {
-      c->succ_start[b + i] = nedge;
+      node *o = &c->nd[b + i];
+      o->succ_start = nedge;
       for (int e = d->succ_start[i]; e < d->succ_start[i + 1]; e++)
         c->succ[nedge++] = b + d->succ[e];
-      c->chan_next[b + i] = d->chan_next[i] < 0 ? -1 : b + d->chan_next[i];
-      c->partner[b + i] = -1;
-      c->unmet[b + i] = d->pred_start[i + 1] - d->pred_start[i] +
-                        (d->chan_prev[i] >= 0) +
-                        (ops[i].round != ops[0].round); /* round gate */
+      o->chan_next = d->chan_next[i] < 0 ? -1 : b + d->chan_next[i];
+      o->partner = -1;
+      o->unmet = d->pred_start[i + 1] - d->pred_start[i] +
+                 (d->chan_prev[i] >= 0) +
+                 (ops[i].round != ops[0].round); /* round gate */
       if (d->chan_prev[i] < 0 && ops[i].kind == PAT_SCHED_SEND)
         (*sheads)[ns++] = (head){b + i, r, ops[i].peer};
       else if (d->chan_prev[i] < 0 && ops[i].kind == PAT_SCHED_RECV)
@@ -503,7 +549,7 @@ static int load_deps(vctx *c, head **sheads, int *nsh, head **rheads,
     pat_deps_free(d);
     d = NULL;
   }
-  c->succ_start[c->N] = nedge;
+  c->nd[c->N].succ_start = nedge;
 out:
   *nsh = ns;
   *nrh = nr;
@@ -539,7 +585,7 @@ static int match(vctx *c, head *sheads, int ns, const head *rheads, int nr) {
       int s = byto[h].g, t = slot[byto[h].rank], sr, si, tr, ti;
       slot[byto[h].rank] = -1;
       for (; s >= 0 && t >= 0 && c->err == PAT_SUCCESS;
-           s = c->chan_next[s], t = c->chan_next[t]) {
+           s = c->nd[s].chan_next, t = c->nd[t].chan_next) {
         const pat_sched_op *so = op_at(c, s, &sr, &si);
         const pat_sched_op *to = op_at(c, t, &tr, &ti);
         if (so->round != to->round)
@@ -553,8 +599,8 @@ static int match(vctx *c, head *sheads, int ns, const head *rheads, int nr) {
                "[%d, %d)",
                so->round, sr, so->offset, so->offset + so->count, tr,
                to->offset, to->offset + to->count);
-        c->partner[s] = t;
-        c->partner[t] = s;
+        c->nd[s].partner = t;
+        c->nd[t].partner = s;
       }
       if (c->err == PAT_SUCCESS && (s >= 0 || t >= 0)) {
         int r, i;
@@ -586,26 +632,38 @@ out:
 /* ---- the abstract run -----------------------------------------------------
  */
 
-static void push_ready(vctx *c, int g) { c->queue[c->qtail++] = g; }
+static void push_ready(vctx *c, int g) {
+  if (c->nstack == c->capstack) {
+    int cap = c->capstack ? 2 * c->capstack : 1024;
+    int *q = realloc(c->stack, (size_t)cap * sizeof *q);
+    if (q == NULL) {
+      no_memory(c);
+      return;
+    }
+    c->stack = q;
+    c->capstack = cap;
+  }
+  c->stack[c->nstack++] = g;
+}
 
 static void satisfy(vctx *c, int g) {
-  if (--c->unmet[g] == 0 && c->state[g] == WAITING)
+  if (--c->nd[g].unmet == 0)
     push_ready(c, g);
 }
 
-static void finish(vctx *c, int g) {
-  int r = rank_of(c, g), n = pat_schedule_nops(c->s, r);
+/* Operation i of rank r finishes. */
+static void finish(vctx *c, int r, int i) {
+  int n = pat_schedule_nops(c->s, r), old = c->dp[r], b = c->base[r];
   const pat_sched_op *ops = pat_schedule_ops(c->s, r);
-  int old = c->dp[r];
-  c->state[g] = FINISHED;
-  for (int e = c->succ_start[g]; e < c->succ_start[g + 1]; e++)
+  c->nd[b + i].unmet = FINISHED;
+  for (int e = c->nd[b + i].succ_start; e < c->nd[b + i + 1].succ_start; e++)
     satisfy(c, c->succ[e]);
-  while (c->dp[r] < n && c->state[c->base[r] + c->dp[r]] == FINISHED)
+  while (c->dp[r] < n && c->nd[b + c->dp[r]].unmet == FINISHED)
     c->dp[r]++;
   if (c->dp[r] != old && c->dp[r] < n &&
       ops[c->dp[r]].round != ops[c->dp[r] - 1].round) /* open the round */
-    for (int i = c->dp[r]; i < n && ops[i].round == ops[c->dp[r]].round; i++)
-      satisfy(c, c->base[r] + i);
+    for (int j = c->dp[r]; j < n && ops[j].round == ops[c->dp[r]].round; j++)
+      satisfy(c, b + j);
 }
 
 /* Both ends of a message are posted: move the data, finish both. */
@@ -615,32 +673,32 @@ static void transfer(vctx *c, int s, int t) {
   const pat_sched_op *to = op_at(c, t, &tr, &ti);
   if (move(c, sr, real_slot(c->p, sr, so->src), tr, ti, to,
            real_slot(c->p, tr, to->dst)) == PAT_SUCCESS) {
-    finish(c, s);
-    finish(c, t);
+    finish(c, sr, si);
+    finish(c, tr, ti);
   }
 }
 
 static void start(vctx *c, int g) {
-  int r, i;
+  int r, i, partner = c->nd[g].partner;
   const pat_sched_op *op = op_at(c, g, &r, &i);
-  c->state[g] = POSTED;
-  if (c->chan_next[g] >= 0)
-    satisfy(c, c->chan_next[g]);
+  c->nd[g].unmet = POSTED;
+  if (c->nd[g].chan_next >= 0)
+    satisfy(c, c->nd[g].chan_next);
   switch (op->kind) {
   case PAT_SCHED_SEND: /* the data must be there when the send is posted */
     if (check_written(c, r, i, op, real_slot(c->p, r, op->src), "reads") ==
             PAT_SUCCESS &&
-        c->state[c->partner[g]] == POSTED)
-      transfer(c, g, c->partner[g]);
+        c->nd[partner].unmet == POSTED)
+      transfer(c, g, partner);
     break;
   case PAT_SCHED_RECV:
-    if (c->state[c->partner[g]] == POSTED)
-      transfer(c, c->partner[g], g);
+    if (c->nd[partner].unmet == POSTED)
+      transfer(c, partner, g);
     break;
   default:
     if (move(c, r, real_slot(c->p, r, op->src), r, i, op,
              real_slot(c->p, r, op->dst)) == PAT_SUCCESS)
-      finish(c, g);
+      finish(c, r, i);
     break;
   }
 }
@@ -657,12 +715,12 @@ static void why_waiting(vctx *c, int r, int i, char *buf, size_t len) {
                      p->in_place && r == p->root, &d) != PAT_SUCCESS)
     goto out;
   for (int e = d->pred_start[i]; e < d->pred_start[i + 1]; e++)
-    if (c->state[b + d->pred[e]] != FINISHED) {
+    if (c->nd[b + d->pred[e]].unmet != FINISHED) {
       snprintf(buf, len, "op %d (%s) to finish", d->pred[e],
                describe(&ops[d->pred[e]], what, sizeof what));
       goto out;
     }
-  if (d->chan_prev[i] >= 0 && c->state[b + d->chan_prev[i]] == WAITING) {
+  if (d->chan_prev[i] >= 0 && c->nd[b + d->chan_prev[i]].unmet >= 0) {
     snprintf(buf, len, "op %d (%s) to be posted", d->chan_prev[i],
              describe(&ops[d->chan_prev[i]], what, sizeof what));
     goto out;
@@ -683,12 +741,12 @@ static int run(vctx *c) {
         b[k] = single(c, r); /* the root's own data, not a message */
     }
     for (int i = 0; i < pat_schedule_nops(c->s, r); i++)
-      if (c->unmet[c->base[r] + i] == 0)
+      if (c->nd[c->base[r] + i].unmet == 0)
         push_ready(c, c->base[r] + i);
     (void)ops;
   }
-  while (c->qhead < c->qtail && c->err == PAT_SUCCESS)
-    start(c, c->queue[c->qhead++]);
+  while (c->nstack > 0 && c->err == PAT_SUCCESS)
+    start(c, c->stack[--c->nstack]);
   for (int r = 0; r < c->P && c->err == PAT_SUCCESS; r++)
     if (c->dp[r] < pat_schedule_nops(c->s, r)) {
       /* its first unfinished operation is posted, its partner is not */
@@ -696,8 +754,8 @@ static int run(vctx *c) {
       char a[64], b[64], reason[160];
       const pat_sched_op *op = &pat_schedule_ops(c->s, r)[c->dp[r]];
       const pat_sched_op *to =
-          c->partner[g] >= 0 ? op_at(c, c->partner[g], &tr, &ti) : NULL;
-      if (to == NULL || c->state[g] != POSTED) {
+          c->nd[g].partner >= 0 ? op_at(c, c->nd[g].partner, &tr, &ti) : NULL;
+      if (to == NULL || c->nd[g].unmet != POSTED) {
         fail(c, "deadlock: rank %d op %d (%s) never starts", r, c->dp[r],
              describe(op, a, sizeof a));
         break;
@@ -828,17 +886,11 @@ static int validate(const pat_schedule *sched, char *why, size_t whylen,
     goto out;
   {
     size_t n = (size_t)c.N + 1;
-    c.succ_start = malloc(n * sizeof *c.succ_start);
-    c.chan_next = malloc(n * sizeof *c.chan_next);
-    c.partner = malloc(n * sizeof *c.partner);
-    c.unmet = malloc(n * sizeof *c.unmet);
-    c.queue = malloc(n * sizeof *c.queue);
-    c.state = calloc(n, 1);
+    c.nd = malloc(n * sizeof *c.nd);
     c.dp = calloc((size_t)c.P, sizeof *c.dp);
     c.single = calloc((size_t)c.P, sizeof *c.single);
     c.buf = calloc((size_t)c.P * PAT_SLOT_MAX, sizeof *c.buf);
-    if (!c.succ_start || !c.chan_next || !c.partner || !c.unmet || !c.queue ||
-        !c.state || !c.dp || !c.single || !c.buf) {
+    if (!c.nd || !c.dp || !c.single || !c.buf) {
       no_memory(&c);
       goto out;
     }
@@ -870,13 +922,9 @@ out:
   free(c.cut);
   free(c.base);
   free(c.dp);
-  free(c.succ_start);
+  free(c.nd);
   free(c.succ);
-  free(c.chan_next);
-  free(c.partner);
-  free(c.unmet);
-  free(c.queue);
-  free(c.state);
+  free(c.stack);
   free(sheads);
   free(rheads);
   return c.err;
