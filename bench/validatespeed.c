@@ -6,6 +6,9 @@
  * process so that its peak RSS (getrusage) is its own; the peak after the
  * build is printed too, the validator's share is the difference.
  *
+ * Columns: wall and CPU seconds of pat_schedule_validate, peak RSS after
+ * the build and after validating.
+ *
  * usage: patvalidatespeed
  */
 #include <stdio.h>
@@ -27,6 +30,14 @@ static double peak_mb(void) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   return (double)ru.ru_maxrss / 1024.0; /* kB on Linux */
+}
+
+/* CPU seconds of this process so far (the machine may be shared). */
+static double cpu(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+         (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
 }
 
 static int block_start(int b, int P, int count) {
@@ -143,11 +154,12 @@ static int run_case(const char *name, int kind, int P, int count) {
     char why[256];
     pat_schedule *s =
         kind == 0 ? ring(P, count) : binomial(P, count, kind == 1);
-    double built = peak_mb(), t0 = now(), t;
+    double built = peak_mb(), t0 = now(), c0 = cpu(), t, tc;
     int err = pat_schedule_validate(s, why, sizeof why);
     t = now() - t0;
-    printf("%-22s %6d %11d %9.3f %12.1f %12.1f %s\n", name, P, count, t, built,
-           peak_mb(), err == PAT_SUCCESS ? "valid" : why);
+    tc = cpu() - c0;
+    printf("%-22s %6d %11d %9.3f %9.3f %12.1f %12.1f %s\n", name, P, count, t,
+           tc, built, peak_mb(), err == PAT_SUCCESS ? "valid" : why);
     fflush(stdout);
     pat_schedule_free(s);
     _exit(err == PAT_SUCCESS ? 0 : 1);
@@ -159,8 +171,8 @@ static int run_case(const char *name, int kind, int P, int count) {
 
 int main(void) {
   int bad = 0;
-  printf("%-22s %6s %11s %9s %12s %12s %s\n", "schedule", "P", "count",
-         "seconds", "built (MB)", "peak (MB)", "verdict");
+  printf("%-22s %6s %11s %9s %9s %12s %12s %s\n", "schedule", "P", "count",
+         "seconds", "cpu (s)", "built (MB)", "peak (MB)", "verdict");
   bad |= run_case("ring + binomial gather", 0, 128, 16384);
   bad |= run_case("ring + binomial gather", 0, 1024, 1 << 26);
   bad |= run_case("binomial commutative", 1, 1024, 1 << 26);

@@ -74,7 +74,7 @@ typedef struct vctx {
   int *dp;   /* per rank: operations 0 .. dp-1 have finished */
   node *nd;  /* N + 1 */
   int *succ; /* successors, global ids */
-  int *stack, nstack, capstack; /* ready operations */
+  int *stack, nstack, capstack; /* ready operations: (global id, rank) */
   /* pieces */
   int *cut, K;
   unsigned **buf; /* buf[rank * PAT_SLOT_MAX + slot]: K values, or NULL */
@@ -632,8 +632,8 @@ out:
 /* ---- the abstract run -----------------------------------------------------
  */
 
-static void push_ready(vctx *c, int g) {
-  if (c->nstack == c->capstack) {
+static void push_ready(vctx *c, int g, int r) {
+  if (c->nstack + 2 > c->capstack) {
     int cap = c->capstack ? 2 * c->capstack : 1024;
     int *q = realloc(c->stack, (size_t)cap * sizeof *q);
     if (q == NULL) {
@@ -644,11 +644,13 @@ static void push_ready(vctx *c, int g) {
     c->capstack = cap;
   }
   c->stack[c->nstack++] = g;
+  c->stack[c->nstack++] = r;
 }
 
-static void satisfy(vctx *c, int g) {
+/* One condition of rank r's operation g is met. */
+static void satisfy(vctx *c, int g, int r) {
   if (--c->nd[g].unmet == 0)
-    push_ready(c, g);
+    push_ready(c, g, r);
 }
 
 /* Operation i of rank r finishes. */
@@ -657,13 +659,13 @@ static void finish(vctx *c, int r, int i) {
   const pat_sched_op *ops = pat_schedule_ops(c->s, r);
   c->nd[b + i].unmet = FINISHED;
   for (int e = c->nd[b + i].succ_start; e < c->nd[b + i + 1].succ_start; e++)
-    satisfy(c, c->succ[e]);
+    satisfy(c, c->succ[e], r);
   while (c->dp[r] < n && c->nd[b + c->dp[r]].unmet == FINISHED)
     c->dp[r]++;
   if (c->dp[r] != old && c->dp[r] < n &&
       ops[c->dp[r]].round != ops[c->dp[r] - 1].round) /* open the round */
     for (int j = c->dp[r]; j < n && ops[j].round == ops[c->dp[r]].round; j++)
-      satisfy(c, b + j);
+      satisfy(c, b + j, r);
 }
 
 /* Both ends of a message are posted: move the data, finish both. */
@@ -678,12 +680,13 @@ static void transfer(vctx *c, int s, int t) {
   }
 }
 
-static void start(vctx *c, int g) {
-  int r, i, partner = c->nd[g].partner;
-  const pat_sched_op *op = op_at(c, g, &r, &i);
+/* Rank r's operation g starts. */
+static void start(vctx *c, int g, int r) {
+  int i = g - c->base[r], partner = c->nd[g].partner;
+  const pat_sched_op *op = &pat_schedule_ops(c->s, r)[i];
   c->nd[g].unmet = POSTED;
   if (c->nd[g].chan_next >= 0)
-    satisfy(c, c->nd[g].chan_next);
+    satisfy(c, c->nd[g].chan_next, r);
   switch (op->kind) {
   case PAT_SCHED_SEND: /* the data must be there when the send is posted */
     if (check_written(c, r, i, op, real_slot(c->p, r, op->src), "reads") ==
@@ -742,11 +745,13 @@ static int run(vctx *c) {
     }
     for (int i = 0; i < pat_schedule_nops(c->s, r); i++)
       if (c->nd[c->base[r] + i].unmet == 0)
-        push_ready(c, c->base[r] + i);
+        push_ready(c, c->base[r] + i, r);
     (void)ops;
   }
-  while (c->nstack > 0 && c->err == PAT_SUCCESS)
-    start(c, c->stack[--c->nstack]);
+  while (c->nstack > 0 && c->err == PAT_SUCCESS) {
+    c->nstack -= 2;
+    start(c, c->stack[c->nstack], c->stack[c->nstack + 1]);
+  }
   for (int r = 0; r < c->P && c->err == PAT_SUCCESS; r++)
     if (c->dp[r] < pat_schedule_nops(c->s, r)) {
       /* its first unfinished operation is posted, its partner is not */
