@@ -14,7 +14,7 @@
  *     starts only once its dataflow predecessors (pat_deps_alloc) have
  *     finished, the previous operation on its channel has started and
  *     every operation of an earlier round of its program has finished.
- *     Ready operations go through one FIFO worklist, each once.  The run
+ *     Ready operations go through one worklist (a stack), each once.  The run
  *     moves data: [0, count) is cut at every operation boundary of the
  *     whole schedule (K pieces) and every (rank, buffer, piece) holds a
  *     value, an immutable ordered list of rank runs ([3, 8) = ranks 3..7)
@@ -26,7 +26,10 @@
  *     an unwritten piece, combining into one, holding a rank twice and
  *     overwriting (RECV, COPY) a piece nothing read since it was written
  *     fail here; operations that never start are a deadlock, reported at
- *     the first unfinished operation of the lowest such rank;
+ *     the first unfinished operation of the lowest such rank (a posted
+ *     send or receive) with what its partner waits for.  Such a cycle lies
+ *     within one round: rounds never decrease along a program and both
+ *     ends of a message carry one round;
  *  4. the root's receive buffer holds every rank once per piece (in rank
  *     order for non-commutative ops); for trees, no rank receives a piece
  *     in or after the round in which it sent it.
@@ -103,7 +106,7 @@ static void no_memory(vctx *c) {
     c->err = PAT_ERR_NO_MEMORY;
 }
 
-/* ---- static checks ------------------------------------------------------ */
+/* ---- static checks ------------------------------------------------------- */
 
 /* The buffer a program's slot refers to: the send buffer is the receive
  * buffer at an in-place root. */
@@ -206,8 +209,7 @@ static const char *describe(const pat_sched_op *op, char *buf, size_t len) {
   return buf;
 }
 
-/* ---- pieces and values ----------------------------------------------------
- */
+/* ---- pieces and values --------------------------------------------------- */
 
 /* Index of the piece starting at element e (e is a cut). */
 static int piece_at(const vctx *c, int e) {
@@ -490,8 +492,7 @@ static int move(vctx *c, int from, int fslot, int rank, int i,
   return c->err;
 }
 
-/* ---- setup: dependencies, matching ----------------------------------------
- */
+/* ---- setup: dependencies, matching --------------------------------------- */
 
 typedef struct head {
   int g, rank, peer;
@@ -629,8 +630,7 @@ out:
   return c->err;
 }
 
-/* ---- the abstract run -----------------------------------------------------
- */
+/* ---- the abstract run ---------------------------------------------------- */
 
 static void push_ready(vctx *c, int g, int r) {
   if (c->nstack + 2 > c->capstack) {
@@ -737,7 +737,6 @@ out:
 
 static int run(vctx *c) {
   for (int r = 0; r < c->P; r++) {
-    const pat_sched_op *ops = pat_schedule_ops(c->s, r);
     if (c->p->in_place && r == c->p->root && c->K > 0) {
       unsigned *b = buffer(c, r, PAT_SLOT_RECV, 1);
       for (int k = 0; b != NULL && k < c->K; k++)
@@ -746,7 +745,6 @@ static int run(vctx *c) {
     for (int i = 0; i < pat_schedule_nops(c->s, r); i++)
       if (c->nd[c->base[r] + i].unmet == 0)
         push_ready(c, c->base[r] + i, r);
-    (void)ops;
   }
   while (c->nstack > 0 && c->err == PAT_SUCCESS) {
     c->nstack -= 2;
@@ -775,8 +773,7 @@ static int run(vctx *c) {
   return c->err;
 }
 
-/* ---- results --------------------------------------------------------------
- */
+/* ---- results ------------------------------------------------------------- */
 
 static int check_result(vctx *c) {
   const unsigned *b = buffer(c, c->p->root, PAT_SLOT_RECV, 0);
@@ -851,8 +848,7 @@ out:
   return c->err;
 }
 
-/* ---- entry points ---------------------------------------------------------
- */
+/* ---- entry points -------------------------------------------------------- */
 
 static int validate(const pat_schedule *sched, char *why, size_t whylen,
                     int tree) {
