@@ -116,17 +116,20 @@ int pat_schedule_build(pat_reduce_alg alg, const pat_sched_params *params,
                        int rank, pat_schedule **out);
 
 /* Checks a schedule holding every rank's program: slots and peers valid,
- * rounds ordered, sends and receives pair up round by round with equal
- * ranges, no temporary is read before it is written, the send buffer is
- * never written, no rank receives an element after it sent it, and the
- * root's receive buffer ends with every rank's contribution exactly once
- * (in rank order for non-commutative ops).  Returns PAT_SUCCESS or
+ * rounds ordered; the k-th send from a to b and b's k-th receive from a
+ * carry the same round and range; the dataflow completes (no deadlock) even
+ * with rendezvous sends and round-by-round execution; nothing is read or
+ * combined into before it is written, no contribution is combined twice, no
+ * receive or copy overwrites data that nothing read since it was written;
+ * and the root's receive buffer ends with every rank's contribution exactly
+ * once (in rank order for non-commutative ops).  Works on element ranges:
+ * its cost does not depend on count.  Returns PAT_SUCCESS or
  * PAT_ERR_INVALID_SCHEDULE; on failure writes a reason to why (if not NULL,
  * at most whylen bytes). */
 int pat_schedule_validate(const pat_schedule *sched, char *why, size_t whylen);
 
 /* pat_schedule_validate plus the tree property: no rank receives an
- * element in or after the round in which it sent that element. */
+ * element in or after the round in which it first sent that element. */
 int pat_schedule_validate_tree(const pat_schedule *sched, char *why,
                                size_t whylen);
 

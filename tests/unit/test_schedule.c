@@ -208,7 +208,8 @@ static int drop_copy(int rank, int i, pat_sched_op *op) {
 }
 static int recv_into_sent_slot(int rank, int i, pat_sched_op *op) {
   (void)i;
-  /* rank 2 receives from 3 into the slot it sends from in the same round */
+  /* rank 2 receives from 3 into the slot it sends from in the same round:
+   * program order serializes them, so the schedule stays valid */
   if (rank == 2)
     op->round = 1;
   if (rank == 3 && op->kind == PAT_SCHED_SEND)
@@ -238,13 +239,14 @@ static void validator_rejects_broken_schedules(void **state) {
   } cases[] = {
       {drop_root_recv, 4, 0, 1, 0, "no matching receive"},
       {send_to_wrong_peer, 4, 0, 1, 0, "no matching"},
-      {rank1_twice, 4, 0, 1, 0, "two receives into one range"},
+      {rank1_twice, 4, 0, 1, 0,
+       "overwrites slot 2 [0, 3) before anything "
+       "read it"},
       {write_send_buffer, 4, 0, 1, 0, "cannot write slot"},
       {send_unwritten_tmp, 4, 0, 1, 0, "before it is written"},
       {short_send, 4, 0, 1, 0, "but rank 0 receives"},
       {rounds_go_back, 4, 0, 1, 0, "after round"},
       {drop_copy, 1, 0, 1, 0, "0 contributions"},
-      {recv_into_sent_slot, 4, 0, 1, 0, "receives into a range it sends"},
       {nonroot_uses_recvbuf, 4, 0, 1, 0, "cannot write slot"},
       {unknown_slot, 4, 0, 1, 0, "cannot write slot 99"},
   };
@@ -341,6 +343,229 @@ static void duplicate_contribution_is_rejected(void **state) {
   pat_schedule_free(s);
 }
 
+/* Under program order, receiving into the range a rank sends in the same
+ * round is serialized: the edited binomial schedule is still valid. */
+static void program_order_serializes_receive_after_send(void **state) {
+  pat_schedule *s = binomial(4, 0, 3, 1, 0);
+  pat_schedule *t = copy_edit(s, NULL, recv_into_sent_slot);
+  char why[256];
+  (void)state;
+  if (pat_schedule_validate(t, why, sizeof why) != PAT_SUCCESS)
+    fail_msg("%s", why);
+  pat_schedule_free(t);
+  pat_schedule_free(s);
+}
+
+static pat_schedule *from_ops(const pat_sched_params *p, const int *nops,
+                              const pat_sched_op *const *ops) {
+  pat_schedule *s = NULL;
+  assert_int_equal(pat_schedule_alloc(p, &s), PAT_SUCCESS);
+  for (int r = 0; r < p->nranks; r++) {
+    assert_int_equal(pat_schedule_mark_built(s, r), PAT_SUCCESS);
+    for (int i = 0; i < nops[r]; i++)
+      assert_int_equal(pat_schedule_add(s, r, &ops[r][i]), PAT_SUCCESS);
+  }
+  return s;
+}
+
+/* Both ranks send their temporary, then receive into it: each receive
+ * waits for its own rank's send to finish, each send (rendezvous) for the
+ * other rank's receive. */
+static void rendezvous_cycle_is_a_deadlock(void **state) {
+  pat_sched_params p = {.nranks = 2, .root = 0, .count = 1, .commutative = 1};
+  pat_sched_op ops0[] = {
+      {PAT_SCHED_COPY, 0, -1, PAT_SLOT_SEND, PAT_SLOT_TMP0, 0, 1},
+      {PAT_SCHED_SEND, 0, 1, PAT_SLOT_TMP0, -1, 0, 1},
+      {PAT_SCHED_RECV, 0, 1, -1, PAT_SLOT_TMP0, 0, 1},
+      {PAT_SCHED_COMBINE, 0, -1, PAT_SLOT_SEND, PAT_SLOT_TMP0, 0, 1},
+      {PAT_SCHED_COPY, 0, -1, PAT_SLOT_TMP0, PAT_SLOT_RECV, 0, 1},
+  };
+  pat_sched_op ops1[] = {
+      {PAT_SCHED_COPY, 0, -1, PAT_SLOT_SEND, PAT_SLOT_TMP0, 0, 1},
+      {PAT_SCHED_SEND, 0, 0, PAT_SLOT_TMP0, -1, 0, 1},
+      {PAT_SCHED_RECV, 0, 0, -1, PAT_SLOT_TMP0, 0, 1},
+  };
+  const pat_sched_op *ops[] = {ops0, ops1};
+  int nops[] = {5, 3};
+  pat_schedule *s = from_ops(&p, nops, ops);
+  (void)state;
+  expect_invalid(s, "deadlock: rank 0 op 1 (round 0 send to 1) waits for "
+                    "rank 1 op 2 (round 0 recv from 0), which waits for op 1 "
+                    "(round 0 send to 0) to finish");
+  pat_schedule_free(s);
+}
+
+/* Every rank receives before it sends on what it received: around a
+ * ring of three ranks each receive waits for a send that waits for its
+ * rank's receive.  (A cycle across rounds cannot happen: rounds never
+ * decrease along a program and a message's two ends share a round.) */
+static void receive_first_ring_is_a_deadlock(void **state) {
+  pat_sched_params p = {.nranks = 3, .root = 0, .count = 2, .commutative = 1};
+  pat_sched_op ops[3][4];
+  const pat_sched_op *rows[3] = {ops[0], ops[1], ops[2]};
+  int nops[] = {4, 3, 3};
+  pat_schedule *s;
+  (void)state;
+  for (int r = 0; r < 3; r++) {
+    ops[r][0] =
+        (pat_sched_op){PAT_SCHED_RECV, 0, (r + 2) % 3, -1, PAT_SLOT_TMP0, 0, 2};
+    ops[r][1] = (pat_sched_op){PAT_SCHED_COMBINE, 0, -1, PAT_SLOT_SEND,
+                               PAT_SLOT_TMP0,     0, 2};
+    ops[r][2] =
+        (pat_sched_op){PAT_SCHED_SEND, 0, (r + 1) % 3, PAT_SLOT_TMP0, -1, 0, 2};
+  }
+  ops[0][3] =
+      (pat_sched_op){PAT_SCHED_COPY, 0, -1, PAT_SLOT_TMP0, PAT_SLOT_RECV, 0, 2};
+  s = from_ops(&p, nops, rows);
+  expect_invalid(s, "deadlock: rank 0 op 0 (round 0 recv from 2) waits for "
+                    "rank 2 op 2 (round 0 send to 0), which waits for op 1 "
+                    "(round 0 combine) to finish");
+  pat_schedule_free(s);
+}
+
+/* ---- a ring reduce-scatter and a binomial gather, by hand ------------- */
+
+static int block_start(int b, int P, int count) {
+  return (int)((long long)b * count / P);
+}
+
+/* Adds one op per contiguous part of blocks lo+1 .. hi (block P is block
+ * 0): what ranks lo .. hi-1 own after the reduce-scatter. */
+static void add_blocks(pat_schedule *s, int rank, pat_sched_op op, int lo,
+                       int hi, int P, int count) {
+  int a = block_start(lo + 1, P, count);
+  int e = hi < P ? block_start(hi + 1, P, count) : count;
+  op.offset = a;
+  op.count = e - a;
+  assert_int_equal(pat_schedule_add(s, rank, &op), PAT_SUCCESS);
+  if (hi == P) {
+    op.offset = 0;
+    op.count = block_start(1, P, count);
+    assert_int_equal(pat_schedule_add(s, rank, &op), PAT_SUCCESS);
+  }
+}
+
+/* Ring reduce-scatter (commutative op, root 0): in step s rank r sends
+ * block r - s to r + 1 and receives and combines block r - s - 1, so it
+ * ends owning block r + 1.  Then a binomial gather to rank 0 (messages
+ * of several blocks).  broken: rank 2 combines one block twice. */
+static pat_schedule *ring(int P, int count, int broken) {
+  pat_sched_params p = {
+      .nranks = P, .root = 0, .count = count, .commutative = 1};
+  pat_schedule *s = NULL;
+  assert_int_equal(pat_schedule_alloc(&p, &s), PAT_SUCCESS);
+  for (int r = 0; r < P; r++) {
+    int round = 0;
+    assert_int_equal(pat_schedule_mark_built(s, r), PAT_SUCCESS);
+    for (int st = 0; st < P - 1; st++, round++) {
+      int sb = ((r - st) % P + P) % P, rb = ((r - st - 1) % P + P) % P;
+      pat_sched_op snd = {PAT_SCHED_SEND,
+                          round,
+                          (r + 1) % P,
+                          st == 0 ? PAT_SLOT_SEND : PAT_SLOT_TMP0,
+                          -1,
+                          block_start(sb, P, count),
+                          block_start(sb + 1, P, count) -
+                              block_start(sb, P, count)};
+      pat_sched_op rcv = {PAT_SCHED_RECV,
+                          round,
+                          (r + P - 1) % P,
+                          -1,
+                          PAT_SLOT_TMP0,
+                          block_start(rb, P, count),
+                          block_start(rb + 1, P, count) -
+                              block_start(rb, P, count)};
+      pat_sched_op cmb = rcv;
+      cmb.kind = PAT_SCHED_COMBINE;
+      cmb.peer = -1;
+      cmb.src = PAT_SLOT_SEND;
+      assert_int_equal(pat_schedule_add(s, r, &snd), PAT_SUCCESS);
+      assert_int_equal(pat_schedule_add(s, r, &rcv), PAT_SUCCESS);
+      assert_int_equal(pat_schedule_add(s, r, &cmb), PAT_SUCCESS);
+      if (broken && r == 2 && st == 1)
+        assert_int_equal(pat_schedule_add(s, r, &cmb), PAT_SUCCESS);
+    }
+    if (r == 0) { /* the root's own block into the receive buffer */
+      pat_sched_op cp = {
+          PAT_SCHED_COPY, round, -1, P == 1 ? PAT_SLOT_SEND : PAT_SLOT_TMP0,
+          PAT_SLOT_RECV,  0,     0};
+      add_blocks(s, r, cp, 0, 1, P, count);
+    }
+    for (int mask = 1; mask < P; mask <<= 1, round++) {
+      if (r & mask) { /* send ranks r .. r+mask-1's blocks, done */
+        pat_sched_op op = {
+            PAT_SCHED_SEND, round, r - mask, PAT_SLOT_TMP0, -1, 0, 0};
+        add_blocks(s, r, op, r, r + mask < P ? r + mask : P, P, count);
+        break;
+      }
+      if (r + mask < P) {
+        int hi = r + 2 * mask < P ? r + 2 * mask : P;
+        pat_sched_op op = {PAT_SCHED_RECV,
+                           round,
+                           r + mask,
+                           -1,
+                           r == 0 ? PAT_SLOT_RECV : PAT_SLOT_TMP0,
+                           0,
+                           0};
+        add_blocks(s, r, op, r + mask, hi, P, count);
+      }
+    }
+  }
+  return s;
+}
+
+static void ring_with_uneven_blocks_is_valid(void **state) {
+  pat_schedule *s = ring(5, 13, 0);
+  char why[256];
+  (void)state;
+  assert_int_equal(pat_schedule_validate(s, why, sizeof why), PAT_SUCCESS);
+  pat_schedule_free(s);
+  for (int P = 1; P <= 33; P++) /* blocks of 0, 1 or 2 elements */
+    for (int count = 0; count <= 2 * P + 1; count += P / 2 + 1) {
+      s = ring(P, count, 0);
+      if (pat_schedule_validate(s, why, sizeof why) != PAT_SUCCESS)
+        fail_msg("ring P=%d count=%d: %s", P, count, why);
+      pat_schedule_free(s);
+    }
+}
+
+static void ring_combining_a_block_twice_is_rejected(void **state) {
+  pat_schedule *s = ring(5, 13, 1);
+  (void)state;
+  expect_invalid(s, "rank 2 op 6 (round 1): slot 2 element 0 holds rank 2's "
+                    "data twice");
+  pat_schedule_free(s);
+}
+
+/* Count 1 and count 2^30 give the same verdicts (and take the same
+ * time: the validator works on ranges). */
+static void verdict_does_not_depend_on_count(void **state) {
+  edit_fn edits[] = {NULL,       rank1_twice,    send_unwritten_tmp,
+                     short_send, drop_root_recv, write_send_buffer};
+  (void)state;
+  for (size_t e = 0; e < sizeof edits / sizeof edits[0]; e++) {
+    char why1[256], why2[256];
+    int err1, err2;
+    pat_schedule *s = binomial(64, 0, 1, 1, 0), *t;
+    pat_sched_params p = *pat_schedule_params(s);
+    t = copy_edit(s, NULL, edits[e]);
+    err1 = pat_schedule_validate(t, why1, sizeof why1);
+    pat_schedule_free(t);
+    pat_schedule_free(s);
+    s = binomial(64, 0, 1 << 30, 1, 0);
+    p = *pat_schedule_params(s);
+    t = copy_edit(s, &p, edits[e]);
+    err2 = pat_schedule_validate(t, why2, sizeof why2);
+    if (err1 != err2 || (err1 == PAT_SUCCESS) != (e == 0))
+      fail_msg("edit %d: \"%s\" vs \"%s\"", (int)e, why1, why2);
+    /* the messages differ at most in ranges: compare what precedes them */
+    if (strncmp(why1, why2, strcspn(why1, "[")) != 0)
+      fail_msg("\"%s\" vs \"%s\"", why1, why2);
+    pat_schedule_free(t);
+    pat_schedule_free(s);
+  }
+}
+
 static void dump_lists_every_operation(void **state) {
   pat_schedule *s = binomial(5, 2, 4, 0, 1);
   char *text = NULL;
@@ -371,6 +596,12 @@ int main(void) {
       cmocka_unit_test(missing_program_is_rejected),
       cmocka_unit_test(tree_check_catches_receive_after_send),
       cmocka_unit_test(duplicate_contribution_is_rejected),
+      cmocka_unit_test(program_order_serializes_receive_after_send),
+      cmocka_unit_test(rendezvous_cycle_is_a_deadlock),
+      cmocka_unit_test(receive_first_ring_is_a_deadlock),
+      cmocka_unit_test(ring_with_uneven_blocks_is_valid),
+      cmocka_unit_test(ring_combining_a_block_twice_is_rejected),
+      cmocka_unit_test(verdict_does_not_depend_on_count),
       cmocka_unit_test(dump_lists_every_operation),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
