@@ -19,7 +19,9 @@
  * what it reads and, for what it writes, the last writer and the readers.
  * Cost O(n log n + sum over operations of the pieces they touch), memory
  * O(slots * K + edges): independent of count.  Only direct predecessors
- * are listed, once each.
+ * are listed, once each.  (Cuts are radix-sorted and channels linked
+ * through a hash table: the validator runs this for every rank of a
+ * P = 1024 ring, 3 million operations.)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,14 +46,26 @@ typedef struct builder {
   int err;
 } builder;
 
-static int cmp_int(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
-static int cmp_ll(const void *a, const void *b) {
-  long long x = *(const long long *)a, y = *(const long long *)b;
-  return (x > y) - (x < y);
+/* Sorts n non-negative ints: LSD radix, 11 bits a pass, only the passes
+ * the largest value needs (cut points: O(n), not O(n log n)). */
+static int sort_cuts(int *v, int n) {
+  int *tmp = malloc((size_t)(n > 0 ? n : 1) * sizeof *tmp), max = 0;
+  if (tmp == NULL)
+    return PAT_ERR_NO_MEMORY;
+  for (int i = 0; i < n; i++)
+    max = v[i] > max ? v[i] : max;
+  for (int shift = 0; shift < 32 && (max >> shift) > 0; shift += 11) {
+    int count[2049] = {0};
+    for (int i = 0; i < n; i++)
+      count[((v[i] >> shift) & 2047) + 1]++;
+    for (int b = 0; b < 2048; b++)
+      count[b + 1] += count[b];
+    for (int i = 0; i < n; i++)
+      tmp[count[(v[i] >> shift) & 2047]++] = v[i];
+    memcpy(v, tmp, (size_t)n * sizeof *v);
+  }
+  free(tmp);
+  return PAT_SUCCESS;
 }
 
 /* Index of the piece starting at element e (e is a cut). */
@@ -145,30 +159,40 @@ static int buffer_of(int slot, int in_place_root) {
   return slot == PAT_SLOT_SEND && in_place_root ? PAT_SLOT_RECV : slot;
 }
 
-/* Links every SEND (RECV) to the previous one with the same peer. */
+/* Links every SEND (RECV) to the previous one with the same peer: a hash
+ * table from (kind, peer) to the channel's last operation, O(n). */
 static int link_channels(const pat_sched_op *ops, int n, pat_deps *d) {
-  int err = PAT_SUCCESS, m = 0;
-  long long *key = malloc((size_t)(n > 0 ? n : 1) * sizeof *key);
-  if (key == NULL) {
+  int err = PAT_SUCCESS, size = 16;
+  int *last;
+  while (size < 2 * n)
+    size *= 2;
+  last = malloc((size_t)size * sizeof *last);
+  if (last == NULL) {
     err = PAT_ERR_NO_MEMORY;
     goto out;
   }
+  for (int h = 0; h < size; h++)
+    last[h] = -1;
   for (int i = 0; i < n; i++) {
+    unsigned key;
+    int h;
     d->chan_prev[i] = d->chan_next[i] = -1;
-    if (ops[i].kind == PAT_SCHED_SEND || ops[i].kind == PAT_SCHED_RECV)
-      key[m++] = ((long long)ops[i].kind << 60) |
-                 ((long long)(unsigned)ops[i].peer << 28) | (long long)i;
-  }
-  qsort(key, (size_t)m, sizeof *key, cmp_ll);
-  for (int k = 1; k < m; k++)
-    if ((key[k] >> 28) == (key[k - 1] >> 28)) {
-      int a = (int)(key[k - 1] & ((1ll << 28) - 1));
-      int c = (int)(key[k] & ((1ll << 28) - 1));
-      d->chan_prev[c] = a;
-      d->chan_next[a] = c;
+    if (ops[i].kind != PAT_SCHED_SEND && ops[i].kind != PAT_SCHED_RECV)
+      continue;
+    key = (unsigned)ops[i].peer * 2u + (ops[i].kind == PAT_SCHED_RECV);
+    h = (int)((key * 2654435761u) & (unsigned)(size - 1));
+    /* linear probing: stop at the channel's slot or an empty one */
+    while (last[h] >= 0 && ((unsigned)ops[last[h]].peer * 2u +
+                            (ops[last[h]].kind == PAT_SCHED_RECV)) != key)
+      h = (h + 1) & (size - 1);
+    if (last[h] >= 0) {
+      d->chan_prev[i] = last[h];
+      d->chan_next[last[h]] = i;
     }
+    last[h] = i;
+  }
 out:
-  free(key);
+  free(last);
   return err;
 }
 
@@ -200,7 +224,9 @@ int pat_deps_alloc(const pat_sched_op *ops, int nops, int in_place_root,
       cut[ncut++] = ops[i].offset + ops[i].count;
     }
   }
-  qsort(cut, (size_t)ncut, sizeof *cut, cmp_int);
+  b.err = sort_cuts(cut, ncut);
+  if (b.err != PAT_SUCCESS)
+    goto out;
   {
     int k = 0;
     for (int i = 0; i < ncut; i++)

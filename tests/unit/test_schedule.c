@@ -13,13 +13,6 @@
 
 #include "core/pat_internal.h"
 
-static int ceil_log2(int p) {
-  int r = 0;
-  while ((1 << r) < p)
-    r++;
-  return r;
-}
-
 static pat_schedule *binomial(int P, int root, int count, int comm,
                               int in_place) {
   pat_sched_params p = {.nranks = P,
@@ -77,9 +70,9 @@ static pat_schedule *copy_edit(const pat_schedule *s,
 static void check_binomial_shape(const pat_schedule *s) {
   const pat_sched_params *p = pat_schedule_params(s);
   int P = p->nranks, sends = 0, extra = !p->commutative && p->root != 0;
-  int depth = ceil_log2(p->root) > ceil_log2(P - 1 - p->root)
-                  ? ceil_log2(p->root)
-                  : ceil_log2(P - 1 - p->root);
+  int depth = pat_ceil_log2(p->root) > pat_ceil_log2(P - 1 - p->root)
+                  ? pat_ceil_log2(p->root)
+                  : pat_ceil_log2(P - 1 - p->root);
   for (int r = 0; r < P; r++) {
     int mine = 0;
     for (int i = 0; i < pat_schedule_nops(s, r); i++)
@@ -88,16 +81,16 @@ static void check_binomial_shape(const pat_schedule *s) {
     assert_int_equal(mine, r == p->root ? 0 : 1);
     sends += mine;
     assert_true(pat_schedule_nrounds(s, r) <=
-                (P == 1 ? 1 : ceil_log2(P) + extra));
+                (P == 1 ? 1 : pat_ceil_log2(P) + extra));
     assert_true(pat_schedule_ntmp(s, r) <= 2);
   }
   assert_int_equal(sends, P - 1);
   /* root 0 or commutative: ceil(log2 P) rounds; else 1 + the deeper of
    * the trees left and right of the root */
-  assert_int_equal(pat_schedule_nrounds(s, p->root), P == 1
-                                                         ? p->in_place ? 0 : 1
-                                                     : extra ? 1 + depth
-                                                             : ceil_log2(P));
+  assert_int_equal(pat_schedule_nrounds(s, p->root),
+                   P == 1  ? p->in_place ? 0 : 1
+                   : extra ? 1 + depth
+                           : pat_ceil_log2(P));
 }
 
 static void binomial_valid_for_every_size_and_root(void **state) {
