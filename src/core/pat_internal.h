@@ -260,8 +260,8 @@ pat_comm_state *pat_comm_state_find(MPI_Comm comm);
 
 MPI_Comm pat_comm_state_priv(const pat_comm_state *st);
 
-/* Tags a call may use on the private communicator (localredirect needs a
- * control and a data tag). */
+/* Tags a call may use on the private communicator (a dynamic protocol may
+ * keep its control and data messages apart). */
 #define PAT_TAGS_PER_CALL 2
 
 /* The first tag of the next call; advances the call sequence number. */
