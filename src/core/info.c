@@ -13,9 +13,11 @@ int main(void) {
   printf("Algorithms (PAT_REDUCE_ALGORITHM, case-insensitive):\n");
   for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++) {
     const pat_alg_row *row = pat_alg_table[i];
-    printf("  %-14s %s\n", row->name, row->description);
+    /* one line per algorithm (scripts read the names), tunables at its end */
+    printf("  %-14s %s", row->name, row->description);
     for (const pat_env_var *v = row->env; v && v->name; v++)
-      printf("  %-14s   tunable %s (default %s)\n", "", v->name, v->fallback);
+      printf("%s%s", v == row->env ? " [tunables: " : ", ", v->name);
+    printf("%s\n", row->env && row->env->name ? "]" : "");
   }
   printf("\nEnvironment variables:\n");
   for (int i = 0; i < n && i < 128; i++)
