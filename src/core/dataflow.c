@@ -46,14 +46,20 @@ typedef struct builder {
   int err;
 } builder;
 
-/* Sorts n non-negative ints: LSD radix, 11 bits a pass, only the passes
- * the largest value needs (cut points: O(n), not O(n log n)). */
-static int sort_cuts(int *v, int n) {
-  int *tmp = malloc((size_t)(n > 0 ? n : 1) * sizeof *tmp), max = 0;
-  if (tmp == NULL)
-    return PAT_ERR_NO_MEMORY;
+void pat_sort_ints(int *v, int *tmp, int n) {
+  int max = 0;
+  if (n < 64) { /* the usual program: a few cut points */
+    for (int i = 1; i < n; i++) {
+      int x = v[i], j = i;
+      for (; j > 0 && v[j - 1] > x; j--)
+        v[j] = v[j - 1];
+      v[j] = x;
+    }
+    return;
+  }
   for (int i = 0; i < n; i++)
     max = v[i] > max ? v[i] : max;
+  /* LSD radix, 11 bits a pass, only the passes the largest value needs */
   for (int shift = 0; shift < 32 && (max >> shift) > 0; shift += 11) {
     int count[2049] = {0};
     for (int i = 0; i < n; i++)
@@ -64,6 +70,13 @@ static int sort_cuts(int *v, int n) {
       tmp[count[(v[i] >> shift) & 2047]++] = v[i];
     memcpy(v, tmp, (size_t)n * sizeof *v);
   }
+}
+
+static int sort_cuts(int *v, int n) {
+  int *tmp = malloc((size_t)(n > 0 ? n : 1) * sizeof *tmp);
+  if (tmp == NULL)
+    return PAT_ERR_NO_MEMORY;
+  pat_sort_ints(v, tmp, n);
   free(tmp);
   return PAT_SUCCESS;
 }

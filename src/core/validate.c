@@ -224,24 +224,10 @@ static int piece_at(const vctx *c, int e) {
   return lo;
 }
 
-/* Sorts n values below 2^31 (LSD radix, 11 bits a pass); tmp holds n. */
-static void radix_sort(int *a, int *tmp, int n) {
-  for (int shift = 0; shift < 31; shift += 11) {
-    int start[2049] = {0};
-    for (int i = 0; i < n; i++)
-      start[((a[i] >> shift) & 2047) + 1]++;
-    for (int d = 0; d < 2048; d++)
-      start[d + 1] += start[d];
-    for (int i = 0; i < n; i++)
-      tmp[start[(a[i] >> shift) & 2047]++] = a[i];
-    memcpy(a, tmp, (size_t)n * sizeof *a);
-  }
-}
-
 /* Sorts a[0 .. n) and drops repeats; returns the new length. */
 static int sort_unique(int *a, int *tmp, int n) {
   int k = 0;
-  radix_sort(a, tmp, n);
+  pat_sort_ints(a, tmp, n);
   for (int i = 0; i < n; i++)
     if (k == 0 || a[i] != a[k - 1])
       a[k++] = a[i];
