@@ -81,17 +81,21 @@ static int sort_cuts(int *v, int n) {
   return PAT_SUCCESS;
 }
 
-/* Index of the piece starting at element e (e is a cut). */
-static int piece_at(const builder *b, int e) {
-  int lo = 0, hi = b->npieces;
+int pat_cut_index(const int *cut, int n, int e) {
+  int lo = 0, hi = n;
   while (lo < hi) {
     int mid = (lo + hi) / 2;
-    if (b->cut[mid] < e)
+    if (cut[mid] < e)
       lo = mid + 1;
     else
       hi = mid;
   }
   return lo;
+}
+
+/* Index of the piece starting at element e (e is a cut). */
+static int piece_at(const builder *b, int e) {
+  return pat_cut_index(b->cut, b->npieces, e);
 }
 
 static int grow(void **p, int *cap, int need, size_t size) {

@@ -154,6 +154,9 @@ int pat_deps_alloc(const pat_sched_op *ops, int nops, int in_place_root,
                    pat_deps **out);
 void pat_deps_free(pat_deps *deps); /* accepts NULL */
 
+/* The index of e among the n sorted cut points cut (the first >= e). */
+int pat_cut_index(const int *cut, int n, int e);
+
 /* Sorts n non-negative ints (cut points) in O(n) for large n: insertion
  * below 64, LSD radix above; tmp holds n ints. */
 void pat_sort_ints(int *v, int *tmp, int n);

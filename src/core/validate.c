@@ -213,15 +213,7 @@ static const char *describe(const pat_sched_op *op, char *buf, size_t len) {
 
 /* Index of the piece starting at element e (e is a cut). */
 static int piece_at(const vctx *c, int e) {
-  int lo = 0, hi = c->K;
-  while (lo < hi) {
-    int mid = (lo + hi) / 2;
-    if (c->cut[mid] < e)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return pat_cut_index(c->cut, c->K, e);
 }
 
 /* Sorts a[0 .. n) and drops repeats; returns the new length. */
