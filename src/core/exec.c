@@ -368,6 +368,9 @@ out:
 
 int pat_exec_progress(pat_exec *x, int *done) {
   int rc = MPI_SUCCESS, before;
+  *done = 1;
+  if (x == NULL) /* an empty program */
+    return rc;
   do {
     before = x->ndone;
     rc = complete_some(x, 0);
@@ -380,7 +383,7 @@ int pat_exec_progress(pat_exec *x, int *done) {
 
 int pat_exec_wait(pat_exec *x) {
   int rc = MPI_SUCCESS, done = 0;
-  while (rc == MPI_SUCCESS) {
+  while (rc == MPI_SUCCESS && x != NULL) {
     rc = pat_exec_progress(x, &done);
     if (rc != MPI_SUCCESS || done)
       break;
@@ -399,7 +402,7 @@ int pat_exec_wait(pat_exec *x) {
 int pat_exec_run(const pat_schedule *sched, const pat_call *call) {
   pat_exec *x = NULL;
   int rc = pat_exec_start(sched, call, &x);
-  if (rc == MPI_SUCCESS && x != NULL)
+  if (rc == MPI_SUCCESS)
     rc = pat_exec_wait(x);
   return rc;
 }

@@ -344,7 +344,7 @@ int pat_exec_start(const pat_schedule *sched, const pat_call *call,
                    pat_exec **out);
 
 /* Starts and completes what it can without blocking; *done = 1 once the
- * whole program has finished.  MPI error code. */
+ * whole program has finished (at once for NULL).  MPI error code. */
 int pat_exec_progress(pat_exec *exec, int *done);
 
 /* Blocks until the program has finished, then frees exec (accepts NULL).
