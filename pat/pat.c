@@ -28,7 +28,9 @@
  * PER_EXCHANGE sizes per exchange (those most ranks reported, smaller
  * first on ties) go into a window of the last PAT_FIT_MAX_SAMPLES points
  * per kind.  pat_fit_model (pat/fit.c) fits alpha, beta, gamma to the
- * window: lines by GSL weighted least squares, or with one size only, the
+ * window while there is no model and then whenever REFIT_POINTS new
+ * points have come in (a fit per call cost 2.7 us): lines by GSL weighted
+ * least squares, or with one size only, the
  * measured round cost at that size as alpha + bytes gamma.  All of it is
  * computed from the exchanged records in the same order on every rank, so
  * the model is bitwise identical everywhere.  A fit that gives no model
@@ -78,7 +80,13 @@ typedef struct kept {
 typedef struct window {
   double bytes[PAT_FIT_MAX_SAMPLES], sec[PAT_FIT_MAX_SAMPLES];
   int n, next;
+  int fresh; /* points added since the last fit */
 } window;
+
+/* Refit once this many new points are in a window (or while there is no
+ * model): a fit costs about 2.7 us, too much for every call of a small
+ * reduction, and a few points more hardly move it. */
+#define REFIT_POINTS 8
 
 typedef struct pending {
   MPI_Request req;
@@ -195,6 +203,7 @@ static void window_add(window *w, double bytes, double sec) {
   w->next = (w->next + 1) % PAT_FIT_MAX_SAMPLES;
   if (w->n < PAT_FIT_MAX_SAMPLES)
     w->n++;
+  w->fresh++;
 }
 
 /* Orders (bytes, seconds) pairs by bytes, then seconds. */
@@ -257,9 +266,14 @@ static int observe(pat_state *ps, pending *p) {
     /* every rank's samples are from the same previous call */
     observe_kind(ps, p->all, TRANSFER);
     observe_kind(ps, p->all, COMBINE);
-    if (pat_fit_model(t->bytes, t->sec, t->n, c->bytes, c->sec, c->n, &m)) {
-      ps->model = m;
-      ps->fitted = 1;
+    /* the same exchanged points on every rank: the same decision */
+    if ((!ps->fitted || t->fresh + c->fresh >= REFIT_POINTS) &&
+        (t->fresh > 0 || c->fresh > 0)) {
+      t->fresh = c->fresh = 0;
+      if (pat_fit_model(t->bytes, t->sec, t->n, c->bytes, c->sec, c->n, &m)) {
+        ps->model = m;
+        ps->fitted = 1;
+      }
     }
   }
   free(p->all);

@@ -25,6 +25,7 @@ struct pat_comm_state {
   pat_schedule *sched;
   pat_reduce_alg sched_alg;
   int sched_rank;
+  pat_deps *deps;        /* sched's program of sched_rank: its dependencies */
   struct pat_state *pat; /* PAT layer, created on first use */
   int sched_used;        /* the last call ran sched */
   /* each algorithm's state, freed by its row's state_free */
@@ -60,6 +61,7 @@ static int state_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
     if (st->priv != MPI_COMM_NULL)
       rc = PMPI_Comm_free(&st->priv);
     pat_schedule_free(st->sched);
+    pat_deps_free(st->deps);
     for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++)
       if (st->alg[i] != NULL && pat_alg_table[i]->state_free != NULL)
         pat_alg_table[i]->state_free(st->alg[i]);
@@ -251,22 +253,32 @@ static int same_params(const pat_sched_params *a, const pat_sched_params *b) {
 
 int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
                             const pat_sched_params *params, int rank,
-                            const pat_schedule **out) {
+                            const pat_schedule **out, const pat_deps **deps) {
   int err = PAT_SUCCESS;
   pat_schedule *sched = NULL;
+  pat_deps *d = NULL;
   if (st->sched != NULL && st->sched_alg == alg && st->sched_rank == rank &&
       same_params(pat_schedule_params(st->sched), params))
     goto out;
   err = pat_schedule_build(alg, params, rank, &sched);
-  if (err != PAT_SUCCESS)
+  if (err == PAT_SUCCESS)
+    err = pat_deps_alloc(pat_schedule_ops(sched, rank),
+                         pat_schedule_nops(sched, rank),
+                         params->in_place && rank == params->root, &d);
+  if (err != PAT_SUCCESS) {
+    pat_schedule_free(sched);
     goto out;
+  }
   pat_schedule_free(st->sched);
+  pat_deps_free(st->deps);
   st->sched = sched;
+  st->deps = d;
   st->sched_alg = alg;
   st->sched_rank = rank;
 out:
   st->sched_used = err == PAT_SUCCESS;
   *out = err == PAT_SUCCESS ? st->sched : NULL;
+  *deps = err == PAT_SUCCESS ? st->deps : NULL;
   return err;
 }
 

@@ -118,6 +118,7 @@ out:
 static int run_alg(pat_call *c, pat_reduce_alg alg) {
   const pat_alg_row *row = pat_alg_table[alg];
   const pat_schedule *sched = NULL;
+  const pat_deps *deps = NULL;
   pat_sched_params params;
   int rc = MPI_SUCCESS, err;
   if (row->run != NULL) {
@@ -133,12 +134,12 @@ static int run_alg(pat_call *c, pat_reduce_alg alg) {
                          .model = c->model,
                          .elem_size = c->count > 0 ? c->bytes / c->count : 0,
                          .arrivals = c->arrivals};
-  err = pat_comm_state_schedule(c->state, alg, &params, c->rank, &sched);
+  err = pat_comm_state_schedule(c->state, alg, &params, c->rank, &sched, &deps);
   if (err != PAT_SUCCESS) {
     rc = err == PAT_ERR_NO_MEMORY ? MPI_ERR_NO_MEM : MPI_ERR_INTERN;
     goto out;
   }
-  rc = pat_exec_run(sched, c);
+  rc = pat_exec_run(sched, c, deps);
 out:
   return rc;
 }
@@ -346,7 +347,7 @@ int pat_schedule_execute(const pat_schedule *sched, const void *sendbuf,
   if (rc == MPI_SUCCESS) {
     c.priv = pat_comm_state_priv(c.state);
     c.tag = pat_comm_state_next_tag(c.state);
-    rc = pat_exec_run(sched, &c);
+    rc = pat_exec_run(sched, &c, NULL);
   }
   if (rc != MPI_SUCCESS)
     PMPI_Comm_call_errhandler(comm, rc);

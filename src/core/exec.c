@@ -42,7 +42,9 @@ struct pat_exec {
   pat_call call; /* a copy: the caller's may go away */
   const pat_sched_op *ops;
   int nops;
-  pat_deps *deps;
+  const pat_deps *deps; /* the caller's (cached), or own_deps */
+  pat_deps *own_deps;
+  int *ints; /* one block for the int arrays below */
   MPI_Aint extent;
   double elem_bytes;
   /* buffers by slot: readable and writable addresses of element 0 */
@@ -102,16 +104,11 @@ void pat_exec_free(pat_exec *x) {
     return;
   for (int k = 0; k < PAT_SLOT_MAX; k++)
     pat_tmpbuf_free(&x->tmp[k]);
-  pat_deps_free(x->deps);
+  pat_deps_free(x->own_deps);
+  free(x->ints);
   free(x->state);
-  free(x->npend);
   free(x->posted);
-  free(x->ready);
-  free(x->local);
-  free(x->held);
   free(x->reqs);
-  free(x->req_op);
-  free(x->idx);
   free(x);
 }
 
@@ -309,7 +306,7 @@ static int complete_some(pat_exec *x, int blocking) {
 }
 
 int pat_exec_start(const pat_schedule *sched, const pat_call *call,
-                   pat_exec **out) {
+                   const pat_deps *deps, pat_exec **out) {
   pat_exec *x = calloc(1, sizeof *x);
   const pat_sched_params *p = pat_schedule_params(sched);
   MPI_Aint lb;
@@ -326,29 +323,38 @@ int pat_exec_start(const pat_schedule *sched, const pat_call *call,
   rc = PMPI_Type_get_extent(call->datatype, &lb, &x->extent);
   if (rc == MPI_SUCCESS)
     rc = PMPI_Type_size_x(call->datatype, &size);
-  if (rc != MPI_SUCCESS || n == 0)
-    goto out;
-  x->elem_bytes = (double)size;
-  err = pat_deps_alloc(x->ops, n, p->in_place && call->rank == call->root,
-                       &x->deps);
-  if (err != PAT_SUCCESS) {
-    rc = err == PAT_ERR_NO_MEMORY ? MPI_ERR_NO_MEM : MPI_ERR_INTERN;
+  if (rc != MPI_SUCCESS || n == 0) {
+    if (rc == MPI_SUCCESS) { /* an empty program: nothing to run */
+      pat_exec_free(x);
+      x = NULL;
+    }
     goto out;
   }
+  x->elem_bytes = (double)size;
+  x->deps = deps;
+  if (deps == NULL || deps->nops != n) {
+    err = pat_deps_alloc(x->ops, n, p->in_place && call->rank == call->root,
+                         &x->own_deps);
+    if (err != PAT_SUCCESS) {
+      rc = err == PAT_ERR_NO_MEMORY ? MPI_ERR_NO_MEM : MPI_ERR_INTERN;
+      goto out;
+    }
+    x->deps = x->own_deps;
+  }
   x->state = calloc((size_t)n, sizeof *x->state);
-  x->npend = malloc((size_t)n * sizeof *x->npend);
   x->posted = calloc((size_t)n, sizeof *x->posted);
-  x->ready = malloc((size_t)n * sizeof *x->ready);
-  x->local = malloc((size_t)n * sizeof *x->local);
-  x->held = malloc((size_t)n * sizeof *x->held);
   x->reqs = malloc((size_t)n * sizeof *x->reqs);
-  x->req_op = malloc((size_t)n * sizeof *x->req_op);
-  x->idx = malloc((size_t)(2 * n) * sizeof *x->idx);
-  if (!x->state || !x->npend || !x->posted || !x->ready || !x->local ||
-      !x->held || !x->reqs || !x->req_op || !x->idx) {
+  x->ints = malloc((size_t)(7 * n) * sizeof *x->ints);
+  if (!x->state || !x->posted || !x->reqs || !x->ints) {
     rc = MPI_ERR_NO_MEM;
     goto out;
   }
+  x->npend = x->ints;
+  x->ready = x->ints + n;
+  x->local = x->ints + 2 * n;
+  x->held = x->ints + 3 * n;
+  x->req_op = x->ints + 4 * n;
+  x->idx = x->ints + 5 * n; /* 2 n */
   rc = buffers_alloc(x, pat_schedule_ntmp(sched, call->rank));
   if (rc != MPI_SUCCESS)
     goto out;
@@ -399,9 +405,10 @@ int pat_exec_wait(pat_exec *x) {
   return rc;
 }
 
-int pat_exec_run(const pat_schedule *sched, const pat_call *call) {
+int pat_exec_run(const pat_schedule *sched, const pat_call *call,
+                 const pat_deps *deps) {
   pat_exec *x = NULL;
-  int rc = pat_exec_start(sched, call, &x);
+  int rc = pat_exec_start(sched, call, deps, &x);
   if (rc == MPI_SUCCESS)
     rc = pat_exec_wait(x);
   return rc;

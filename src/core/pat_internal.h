@@ -303,7 +303,7 @@ void pat_trace_note(const pat_call *call, pat_trace_kind kind, int peer,
  * state's cache.  Owned by the state.  Returns a pat_reduce_error. */
 int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
                             const pat_sched_params *params, int rank,
-                            const pat_schedule **out);
+                            const pat_schedule **out, const pat_deps **deps);
 
 /* ---- buffers and local combine ---------------------------------------- */
 
@@ -339,9 +339,11 @@ int pat_local_combine(const void *in, void *inout, int count,
 typedef struct pat_exec pat_exec;
 
 /* Prepares the run of call->rank's program of sched and starts what can
- * start.  Writes NULL for an empty program.  MPI error code. */
+ * start.  deps: the program's dependencies if the caller keeps them (the
+ * schedule cache does), else NULL and they are computed.  Writes NULL for
+ * an empty program.  MPI error code. */
 int pat_exec_start(const pat_schedule *sched, const pat_call *call,
-                   pat_exec **out);
+                   const pat_deps *deps, pat_exec **out);
 
 /* Starts and completes what it can without blocking; *done = 1 once the
  * whole program has finished (at once for NULL).  MPI error code. */
@@ -355,6 +357,7 @@ int pat_exec_wait(pat_exec *exec);
 void pat_exec_free(pat_exec *exec);
 
 /* start + wait.  MPI error code. */
-int pat_exec_run(const pat_schedule *sched, const pat_call *call);
+int pat_exec_run(const pat_schedule *sched, const pat_call *call,
+                 const pat_deps *deps);
 
 #endif /* PAT_INTERNAL_H */
