@@ -43,8 +43,9 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                        "round-cost model file (alpha, beta, gamma) for the "
                        "clairvoyant algorithm; default: measured"},
     [PAT_ENV_ROUND_COST] = {"PAT_REDUCE_ROUND_COST", "",
-                            "round cost in seconds (> 0) for every message "
-                            "size; overrides PAT_REDUCE_MODEL"},
+                            "a constant cost in seconds (> 0) per message, "
+                            "whatever its size (alpha = c, beta = gamma = "
+                            "0); overrides PAT_REDUCE_MODEL"},
     [PAT_ENV_MAX_OUTSTANDING] = {"PAT_REDUCE_MAX_OUTSTANDING", "1",
                                  "schedule executor: a receive of a later "
                                  "round than the earliest unfinished one is "
