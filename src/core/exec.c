@@ -82,19 +82,43 @@ static int wr_at(const pat_exec *x, int slot, int elem, char **p) {
   return MPI_SUCCESS;
 }
 
+/* Each temporary holds only the elements its operations touch: a
+ * reduce-scatter's temporaries shrink with the range they work on. */
 static int buffers_alloc(pat_exec *x, int ntmp) {
   const pat_call *c = &x->call;
-  int rc = MPI_SUCCESS;
+  int rc = MPI_SUCCESS, lo[PAT_SLOT_MAX], hi[PAT_SLOT_MAX];
   x->rd[PAT_SLOT_SEND] = c->sendbuf;
   x->wr[PAT_SLOT_SEND] = c->in_place ? c->recvbuf : NULL;
   x->rd[PAT_SLOT_RECV] = c->rank == c->root ? c->recvbuf : NULL;
   x->wr[PAT_SLOT_RECV] = c->rank == c->root ? c->recvbuf : NULL;
+  for (int k = 0; k < PAT_SLOT_MAX; k++) {
+    lo[k] = c->count;
+    hi[k] = 0;
+  }
+  for (int i = 0; i < x->nops; i++) {
+    const pat_sched_op *op = &x->ops[i];
+    int slots[2] = {op->src, op->dst};
+    for (int j = 0; j < 2; j++)
+      if (slots[j] >= PAT_SLOT_TMP0 && slots[j] < PAT_SLOT_MAX) {
+        lo[slots[j]] = op->offset < lo[slots[j]] ? op->offset : lo[slots[j]];
+        hi[slots[j]] = op->offset + op->count > hi[slots[j]]
+                           ? op->offset + op->count
+                           : hi[slots[j]];
+      }
+  }
   for (int k = 0; k < ntmp && PAT_SLOT_TMP0 + k < PAT_SLOT_MAX; k++) {
-    rc = pat_tmpbuf_alloc(&x->tmp[k], c->count, c->datatype);
+    int slot = PAT_SLOT_TMP0 + k;
+    if (hi[slot] < lo[slot]) /* not used */
+      continue;
+    /* at least one element: an empty range still needs an address */
+    rc = pat_tmpbuf_alloc(&x->tmp[k],
+                          hi[slot] > lo[slot] ? hi[slot] - lo[slot] : 1,
+                          c->datatype);
     if (rc != MPI_SUCCESS)
       break;
-    x->rd[PAT_SLOT_TMP0 + k] = x->tmp[k].base;
-    x->wr[PAT_SLOT_TMP0 + k] = x->tmp[k].base;
+    /* element lo[slot] is the buffer's first */
+    x->rd[slot] = x->tmp[k].base - (MPI_Aint)lo[slot] * x->extent;
+    x->wr[slot] = x->tmp[k].base - (MPI_Aint)lo[slot] * x->extent;
   }
   return rc;
 }
