@@ -23,12 +23,18 @@ extern "C" {
  *   binomial       binomial tree, the default
  *   native         the MPI library's own PMPI_Reduce
  *   clairvoyant    greedy tree for predicted arrival times
- *   localredirect  dynamic handshake/redirect protocol */
+ *   localredirect  dynamic handshake/redirect protocol
+ *   ring           ring reduce-scatter, then binomial gather
+ *   butterfly      Rabenseifner: recursive halving, then gather
+ *   radixk         radix-k reduce-scatter, then gather */
 #define PAT_REDUCE_ALGORITHMS(X)                                               \
   X(BINOMIAL, binomial)                                                        \
   X(NATIVE, native)                                                            \
   X(CLAIRVOYANT, clairvoyant)                                                  \
-  X(LOCALREDIRECT, localredirect)
+  X(LOCALREDIRECT, localredirect)                                              \
+  X(RING, ring)                                                                \
+  X(BUTTERFLY, butterfly)                                                      \
+  X(RADIXK, radixk)
 
 /* Algorithm ids, in the order of the list above. */
 typedef enum pat_reduce_alg {

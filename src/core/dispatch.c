@@ -136,7 +136,10 @@ static int run_alg(pat_call *c, pat_reduce_alg alg) {
                          .arrivals = c->arrivals};
   err = pat_comm_state_schedule(c->state, alg, &params, c->rank, &sched, &deps);
   if (err != PAT_SUCCESS) {
-    rc = err == PAT_ERR_NO_MEMORY ? MPI_ERR_NO_MEM : MPI_ERR_INTERN;
+    /* a bad tunable for this call: the builder said which */
+    rc = err == PAT_ERR_NO_MEMORY ? MPI_ERR_NO_MEM
+         : err == PAT_ERR_BAD_ENV ? MPI_ERR_ARG
+                                  : MPI_ERR_INTERN;
     goto out;
   }
   rc = pat_exec_run(sched, c, deps);

@@ -194,6 +194,27 @@ int pat_tree_emit_segments(pat_schedule *sched, const pat_sched_params *params,
  * ranks (0 for n <= 1). */
 int pat_ceil_log2(int n);
 
+/* ---- reduce-scatter + gather (src/core/scatter.c) ---------------------- */
+
+#define PAT_SCATTER_MAX_ROUNDS 32
+
+/* The first 2 (P - q) ranks fold pairwise into q, which run radix rounds
+ * of radix[0], radix[1], ... (product q, each >= 2), then gather to the
+ * root. */
+typedef struct pat_scatter_plan {
+  int q;
+  int nradix;
+  int radix[PAT_SCATTER_MAX_ROUNDS];
+} pat_scatter_plan;
+
+/* PAT_SUCCESS if plan fits nranks (P/2 <= q <= P, radices >= 2 multiplying
+ * to q), else PAT_ERR_INVALID_ARG. */
+int pat_scatter_check(const pat_scatter_plan *plan, int nranks);
+
+/* Appends rank's program (every rank's for rank == -1) of the plan. */
+int pat_scatter_emit(pat_schedule *sched, const pat_sched_params *params,
+                     int rank, const pat_scatter_plan *plan);
+
 /* ---- configuration (environment, read once) --------------------------- */
 
 /* Rows of pat_env_table, in order. */

@@ -46,6 +46,7 @@
 
 #include <mpi.h>
 
+#include "core/pat_internal.h" /* the table: which row serves a call */
 #include "reduce/pat_reduce.h"
 
 enum { BIG_COUNT = 262144, MAX_FAIL_LINES = 100, DEFAULT_TIMEOUT = 300 };
@@ -221,7 +222,20 @@ static int run_alg(int alg, const void *sbuf, void *rbuf, int count,
   return rc;
 }
 
-static int served_id(int alg) { return alg % ALG_TOLD; }
+/* The row that must serve the call: the requested one, or where its
+ * table row's restrictions send it (ring: non-commutative ops go to
+ * butterfly). */
+static int served_id(int alg, MPI_Datatype dt, MPI_Op op, int count) {
+  pat_call_props props = {.count = count};
+  pat_reduce_alg chosen = PAT_REDUCE_ALG_COUNT;
+  MPI_Op_commutative(op, &props.commutative);
+  pat_type_is_contiguous(dt, &props.contiguous);
+  if (pat_alg_select(pat_alg_table, PAT_REDUCE_ALG_COUNT,
+                     (pat_reduce_alg)(alg % ALG_TOLD), &props,
+                     &chosen) != PAT_SUCCESS)
+    return -1;
+  return (int)chosen;
+}
 
 /* Calls one algorithm and checks the return code and the served algorithm. */
 static int call_alg(const ctx *cx, const void *sbuf, void *rbuf, int count,
@@ -236,9 +250,9 @@ static int call_alg(const ctx *cx, const void *sbuf, void *rbuf, int count,
     fail(cx, "pat_reduce_last_algorithm returned %d (%s)", prc,
          pat_strerror(prc));
   else
-    expect((int)served == served_id(cx->alg), cx,
+    expect((int)served == served_id(cx->alg, dt, op, count), cx,
            "served by %s (id %d), expected %s", alg_name((int)served),
-           (int)served, alg_name(served_id(cx->alg)));
+           (int)served, alg_name(served_id(cx->alg, dt, op, count)));
   return ok;
 }
 
