@@ -17,12 +17,12 @@
  * send the range they hold to the member with the root's digit, and are
  * done; the root never moves, so no extra hop.
  *
- * Cost (per rank, q = P, byte model of pat_schedule_simulate): round i
- * sends and receives (k_i - 1) pieces of m / (K_i k_i) bytes and combines
- * them: (k_i - 1) (alpha + m / (K_i k_i) (beta + gamma)) when the combine
- * of a piece is on the critical path; in all 2 sum (k_i - 1) alpha +
- * 2 (P - 1) / P m beta + (P - 1) / P m gamma to first order.  A fold adds
- * alpha + m (beta + gamma).
+ * Cost (q = P, byte model of pat_schedule_simulate, balanced): round i
+ * sends and receives k_i - 1 pieces of s_i = m / (k_0 ... k_i) bytes in
+ * staggered steps and combines each as it arrives; the gather moves them
+ * back: sum_i [2 (k_i - 1) (alpha + s_i beta) + s_i gamma] while combines
+ * hide behind receives (src/butterfly, src/radixk state their cases).  A
+ * fold adds alpha + m (beta + gamma).
  *
  * Non-commutative ops.  Members of a group cover consecutive rank ranges
  * in digit order (the fold keeps rank order too), so a rank combines its

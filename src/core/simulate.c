@@ -16,8 +16,13 @@
  * event per operation (ready, or for a combine its end) in an indexed heap
  * keyed by (time, operation), so resources go to operations in the order
  * of simulated time, ties by rank then program order: deterministic.
- * Ports and processors are claimed when the event is processed.  Cost
- * O(E log E) for E operations plus dependency edges, memory O(E).
+ * Messages whose two sides are posted at the same time claim their ports
+ * after everything else of that time, in the order of their sends in the
+ * senders' programs: every rank's first send before any rank's second, so
+ * a staggered exchange (radix-k) runs step by step as intended instead of
+ * in the order ranks happen to be numbered.  Ports and processors are
+ * claimed when the event is processed.  Cost O(E log E) for E operations
+ * plus dependency edges, memory O(E).
  *
  * With alpha = d and beta = gamma = 0 this is the round-cost model of the
  * atomic algorithms: every message costs d, one at a time per receiver.
@@ -28,7 +33,7 @@
 #include "heap.h"
 #include "pat_internal.h"
 
-enum { WAITING = 0, QUEUED, POSTED, RUNNING, DONE };
+enum { WAITING = 0, QUEUED, POSTED, MATCHED, RUNNING, DONE };
 
 typedef struct sim {
   const pat_schedule *s;
@@ -107,6 +112,8 @@ static void on_event(sim *x, int g, double t) {
   int r = x->rank_of[g], i = g - x->base[r];
   if (x->state[g] == RUNNING) { /* a combine's end */
     finish(x, g, t);
+  } else if (x->state[g] == MATCHED) { /* a send whose receive is posted */
+    transfer(x, g, x->partner[g]);
   } else if (o->kind == PAT_SCHED_COMBINE) {
     double start = later(t, x->cpu[r]);
     x->cpu[r] = start + (double)o->count * x->elem * x->m->gamma;
@@ -118,9 +125,15 @@ static void on_event(sim *x, int g, double t) {
     int next = x->deps[r]->chan_next[i];
     x->state[g] = POSTED;
     x->posted[g] = t;
-    if (x->partner[g] >= 0 && x->state[x->partner[g]] == POSTED)
-      transfer(x, o->kind == PAT_SCHED_SEND ? g : x->partner[g],
-               o->kind == PAT_SCHED_SEND ? x->partner[g] : g);
+    if (x->partner[g] >= 0 && x->state[x->partner[g]] == POSTED) {
+      /* messages matched at the same time claim ports in the order of
+       * their sends in the senders' programs (after everything else
+       * of that time is posted): a rank's k-th send before any rank's
+       * (k+1)-th, as staggered exchanges intend */
+      int snd = o->kind == PAT_SCHED_SEND ? g : x->partner[g];
+      x->state[snd] = MATCHED;
+      pat_heap_push(x->events, snd, t, 1 + snd - x->base[x->rank_of[snd]]);
+    }
     if (next >= 0)
       maybe_queue(x, x->base[r] + next);
   }

@@ -10,12 +10,18 @@
  * the root (src/core/scatter.c).  Radix 2 everywhere is butterfly's
  * schedule (for P a power of two); one radix P is a direct reduce-scatter.
  *
- * Cost (byte model, m bytes): round i costs (k_i - 1) messages of
- * m / (k_0 ... k_i) bytes on each port, plus their combines:
- *   2 sum_i (k_i - 1) alpha + 2 (P - 1) / P m beta + (P - 1) / P m gamma
- * to first order (thesis Table 3.3).  Larger radices trade latencies for
- * fewer rounds; in a network that overlaps messages (several in flight
- * per rank) the k_i - 1 latencies of a round overlap too.
+ * Cost (byte model of pat_schedule_simulate, m bytes, balanced): with
+ * s_i = m / (k_0 ... k_i) the piece of round i, a rank sends and receives
+ * k_i - 1 pieces one after the other (staggered: at step j every rank
+ * sends to the digit j above, so no port waits) and combines each as it
+ * arrives, the last one on the critical path; the gather moves the same
+ * pieces back:
+ *   sum_i [ 2 (k_i - 1) (alpha + s_i beta) + s_i gamma ]
+ *     = 2 sum_i (k_i - 1) alpha + 2 (P - 1) / P m beta + sum_i s_i gamma
+ * when gamma s_i <= alpha + s_i beta (combines hide behind receives; unit
+ * test against the simulation).  Against butterfly's log2 P rounds: more
+ * latencies, less combine time on the critical path (m / 3 gamma instead
+ * of m gamma for radix 4).
  *
  * Root and non-commutative ops.  The gather ends at the root, whatever it
  * is.  Group members cover consecutive rank ranges in digit order, so a
