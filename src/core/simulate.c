@@ -16,7 +16,11 @@
  * event per operation (ready, or for a combine its end) in an indexed heap
  * keyed by (time, operation), so resources go to operations in the order
  * of simulated time, ties by rank then program order: deterministic.
- * Messages whose two sides are posted at the same time claim their ports
+ * Receives are posted as the executor posts them: one of a later round
+ * than the rank's first unfinished operation waits while
+ * PAT_REDUCE_MAX_OUTSTANDING receives are in flight (held in program
+ * order), so a message of a later round cannot take the receive port
+ * from an earlier one.  Messages whose two sides are posted at the same time claim their ports
  * after everything else of that time, in the order of their sends in the
  * senders' programs: every rank's first send before any rank's second, so
  * a staggered exchange (radix-k) runs step by step as intended instead of
@@ -33,7 +37,7 @@
 #include "heap.h"
 #include "pat_internal.h"
 
-enum { WAITING = 0, QUEUED, POSTED, MATCHED, RUNNING, DONE };
+enum { WAITING = 0, QUEUED, HELD, POSTED, MATCHED, RUNNING, DONE };
 
 typedef struct sim {
   const pat_schedule *s;
@@ -51,6 +55,11 @@ typedef struct sim {
   double *cpu, *sport, *rport; /* per rank: when free */
   const double *arrivals;
   pat_heap *events;
+  /* the executor's bound on receives posted ahead: per rank the first
+   * unfinished operation, the receives in flight, and the held ones (a
+   * FIFO linked through held_next) */
+  int max_outstanding;
+  int *first, *nrecv, *held_head, *held_tail, *held_next;
 } sim;
 
 static const pat_sched_op *op_of(const sim *x, int g) {
@@ -82,9 +91,27 @@ static void maybe_queue(sim *x, int g) {
   schedule_event(x, g, t);
 }
 
+/* The rank's held receives get another chance at time t. */
+static void release_held(sim *x, int r, double t) {
+  int g = x->held_head[r];
+  x->held_head[r] = x->held_tail[r] = -1;
+  while (g >= 0) {
+    int next = x->held_next[g];
+    schedule_event(x, g, t);
+    g = next;
+  }
+}
+
+static int round_of(const sim *x, int r, int i) {
+  return pat_schedule_ops(x->s, r)[i].round;
+}
+
 static void finish(sim *x, int g, double t) {
   int r = x->rank_of[g], i = g - x->base[r];
+  int n = x->base[r + 1] - x->base[r];
+  int round = x->first[r] < n ? round_of(x, r, x->first[r]) : -1;
   const pat_deps *d = x->deps[r];
+  x->nrecv[r] -= op_of(x, g)->kind == PAT_SCHED_RECV;
   x->state[g] = DONE;
   x->ready[g] = t;
   for (int k = d->succ_start[i]; k < d->succ_start[i + 1]; k++) {
@@ -93,6 +120,32 @@ static void finish(sim *x, int g, double t) {
     if (--x->npend[h] == 0)
       maybe_queue(x, h);
   }
+  while (x->first[r] < n && x->state[x->base[r] + x->first[r]] == DONE)
+    x->first[r]++;
+  if (x->held_head[r] >= 0 &&
+      (op_of(x, g)->kind == PAT_SCHED_RECV ||
+       (x->first[r] < n && round_of(x, r, x->first[r]) != round)))
+    release_held(x, r, t);
+}
+
+/* As the executor: a receive of a later round than the rank's first
+ * unfinished operation waits while max_outstanding receives are in
+ * flight. */
+static int hold(sim *x, int g) {
+  int r = x->rank_of[g], n = x->base[r + 1] - x->base[r];
+  const pat_sched_op *o = op_of(x, g);
+  if (o->kind != PAT_SCHED_RECV || x->first[r] >= n ||
+      o->round <= round_of(x, r, x->first[r]) ||
+      x->nrecv[r] < x->max_outstanding)
+    return 0;
+  x->state[g] = HELD;
+  x->held_next[g] = -1;
+  if (x->held_tail[r] >= 0)
+    x->held_next[x->held_tail[r]] = g;
+  else
+    x->held_head[r] = g;
+  x->held_tail[r] = g;
+  return 1;
 }
 
 /* Both sides of a message are posted: it runs when the ports are free. */
@@ -121,8 +174,9 @@ static void on_event(sim *x, int g, double t) {
     pat_heap_push(x->events, g, x->cpu[r], 0);
   } else if (o->kind == PAT_SCHED_COPY) {
     finish(x, g, t);
-  } else {
+  } else if (!hold(x, g)) {
     int next = x->deps[r]->chan_next[i];
+    x->nrecv[r] += o->kind == PAT_SCHED_RECV;
     x->state[g] = POSTED;
     x->posted[g] = t;
     if (x->partner[g] >= 0 && x->state[x->partner[g]] == POSTED) {
@@ -205,6 +259,11 @@ static void sim_free(sim *x) {
   free(x->cpu);
   free(x->sport);
   free(x->rport);
+  free(x->first);
+  free(x->nrecv);
+  free(x->held_head);
+  free(x->held_tail);
+  free(x->held_next);
   pat_heap_free(x->events);
 }
 
@@ -217,8 +276,15 @@ static int sim_alloc(sim *x) {
   x->cpu = calloc((size_t)x->P, sizeof *x->cpu);
   x->sport = calloc((size_t)x->P, sizeof *x->sport);
   x->rport = calloc((size_t)x->P, sizeof *x->rport);
-  if (!x->base || !x->deps || !x->cpu || !x->sport || !x->rport)
+  x->first = calloc((size_t)x->P, sizeof *x->first);
+  x->nrecv = calloc((size_t)x->P, sizeof *x->nrecv);
+  x->held_head = malloc((size_t)x->P * sizeof *x->held_head);
+  x->held_tail = malloc((size_t)x->P * sizeof *x->held_tail);
+  if (!x->base || !x->deps || !x->cpu || !x->sport || !x->rport ||
+      !x->first || !x->nrecv || !x->held_head || !x->held_tail)
     return PAT_ERR_NO_MEMORY;
+  for (int r = 0; r < x->P; r++)
+    x->held_head[r] = x->held_tail[r] = -1;
   x->base[0] = 0;
   for (int r = 0; r < x->P; r++) {
     if (!pat_schedule_has_rank(x->s, r))
@@ -233,8 +299,9 @@ static int sim_alloc(sim *x) {
   x->ready = calloc((size_t)n + 1, sizeof *x->ready);
   x->posted = calloc((size_t)n + 1, sizeof *x->posted);
   x->events = pat_heap_alloc(n);
+  x->held_next = malloc((size_t)(n + 1) * sizeof *x->held_next);
   if (!x->rank_of || !x->npend || !x->partner || !x->state || !x->ready ||
-      !x->posted || !x->events)
+      !x->posted || !x->events || !x->held_next)
     return PAT_ERR_NO_MEMORY;
   for (int r = 0; r < x->P && err == PAT_SUCCESS; r++) {
     err = pat_deps_alloc(pat_schedule_ops(x->s, r), pat_schedule_nops(x->s, r),
@@ -262,6 +329,7 @@ int pat_schedule_simulate(const pat_schedule *sched, const double *arrivals,
   x.m = model != NULL ? model : &pat_schedule_params(sched)->model;
   x.elem = pat_schedule_params(sched)->elem_size;
   x.arrivals = arrivals;
+  x.max_outstanding = pat_config_get()->max_outstanding;
   root = pat_schedule_params(sched)->root;
   if (!(x.m->alpha >= 0 && x.m->beta >= 0 && x.m->gamma >= 0 && x.elem >= 0)) {
     err = PAT_ERR_INVALID_ARG;
