@@ -1,0 +1,339 @@
+/* Unit tests (no MPI run) of the bandwidth family ring, butterfly and
+ * radixk: their schedules validate for every P in 1..257 (every root up to
+ * P = 64, roots that matter to the fold and the ends above), the byte
+ * model's simulation reproduces each header's cost formula, radix-k with
+ * radices 2 is butterfly, and radix vectors are chosen or rejected as the
+ * README says.  (pipeline has its own file.) */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/pat_internal.h"
+#include "radixk/radixk.h"
+
+static const pat_model curie = {2.6677e-6, 4.8179e-10, 1.6654e-10};
+
+static const pat_reduce_alg family[] = {
+    PAT_REDUCE_ALG_RING, PAT_REDUCE_ALG_BUTTERFLY, PAT_REDUCE_ALG_RADIXK};
+enum { NFAMILY = sizeof family / sizeof family[0] };
+
+static pat_schedule *build(pat_reduce_alg alg, int P, int root, int count,
+                           int comm, int in_place) {
+  pat_sched_params p = {.nranks = P,
+                        .root = root,
+                        .count = count,
+                        .commutative = comm,
+                        .in_place = in_place,
+                        .model = curie,
+                        .elem_size = 8};
+  pat_schedule *s = NULL;
+  int err = pat_schedule_build(alg, &p, -1, &s);
+  if (alg == PAT_REDUCE_ALG_RING && !comm) {
+    /* the ring cannot keep rank order: its row sends these to butterfly */
+    assert_int_equal(err, PAT_ERR_INVALID_ARG);
+    pat_schedule_free(s);
+    return NULL;
+  }
+  if (err != PAT_SUCCESS)
+    fail_msg("%s P=%d root=%d count=%d comm=%d in_place=%d: build error %s",
+             pat_reduce_algorithm_name(alg), P, root, count, comm, in_place,
+             pat_strerror(err));
+  return s;
+}
+
+static void expect_valid(pat_reduce_alg alg, int P, int root, int count) {
+  for (int variant = 0; variant < 4; variant++) {
+    char why[300];
+    pat_schedule *s = build(alg, P, root, count, variant & 1, variant >> 1);
+    if (s == NULL)
+      continue;
+    if (pat_schedule_validate(s, why, sizeof why) != PAT_SUCCESS)
+      fail_msg("%s P=%d root=%d count=%d comm=%d in_place=%d: %s",
+               pat_reduce_algorithm_name(alg), P, root, count, variant & 1,
+               variant >> 1, why);
+    pat_schedule_free(s);
+  }
+}
+
+/* Validation costs O(ops): ring and radix-k with a prime radix have
+ * O(P) operations per rank, so every root of every P to 257 would be
+ * O(P^4) (half an hour).  Every root up to P = 32 (counts: one element,
+ * fewer than P: empty blocks, uneven blocks); every root up to 64 for
+ * butterfly and radixk; above, every P with the roots that matter: the
+ * ends and the middle, and for butterfly the last folded and first
+ * unfolded rank (q the power of two below P).  The ring's schedule for
+ * root r is root 0's rotated, so its roots above 32 are sampled. */
+static void valid_every_root_to_32(void **state) {
+  (void)state;
+  for (int a = 0; a < NFAMILY; a++)
+    for (int P = 1; P <= 32; P++)
+      for (int root = 0; root < P; root++) {
+        expect_valid(family[a], P, root, 1);
+        expect_valid(family[a], P, root, 3 * P + 1);
+        if (P > 2)
+          expect_valid(family[a], P, root, P - 2);
+      }
+}
+
+static void valid_to_64(void **state) {
+  (void)state;
+  for (int P = 33; P <= 64; P++) {
+    for (int root = 0; root < P; root++) {
+      expect_valid(PAT_REDUCE_ALG_BUTTERFLY, P, root, 3 * P + 1);
+      expect_valid(PAT_REDUCE_ALG_RADIXK, P, root, 3 * P + 1);
+    }
+    expect_valid(PAT_REDUCE_ALG_RING, P, 0, 3 * P + 1);
+    expect_valid(PAT_REDUCE_ALG_RING, P, P / 2, P - 2);
+  }
+}
+
+static void expect_valid_one(pat_reduce_alg alg, int P, int root, int count,
+                             int comm, int in_place) {
+  char why[300];
+  pat_schedule *s = build(alg, P, root, count, comm, in_place);
+  if (s != NULL && pat_schedule_validate(s, why, sizeof why) != PAT_SUCCESS)
+    fail_msg("%s P=%d root=%d count=%d comm=%d in_place=%d: %s",
+             pat_reduce_algorithm_name(alg), P, root, count, comm, in_place,
+             why);
+  pat_schedule_free(s);
+}
+
+/* Above 64 the variants (commutative or not, in place or not) alternate
+ * with P and the root, so each is seen at every size class. */
+static void valid_sampled_roots_to_257(void **state) {
+  (void)state;
+  for (int P = 65; P <= 257; P++) {
+    int q = 1 << (pat_ceil_log2(P + 1) - 1), fold = 2 * (P - q);
+    int roots[6] = {P - 1, 0, P / 2, 1, fold - 1, fold};
+    for (int i = 0; i < 6; i++)
+      if (roots[i] >= 0 && roots[i] < P)
+        expect_valid_one(PAT_REDUCE_ALG_BUTTERFLY, P, roots[i], 3 * P + 1,
+                         (P + i) % 2, (P / 2 + i) % 2);
+    expect_valid(PAT_REDUCE_ALG_RADIXK, P, P - 1, 3 * P + 1);
+    if (P % 8 == 0)
+      expect_valid(PAT_REDUCE_ALG_RADIXK, P, P / 2, 3 * P + 1);
+    expect_valid_one(PAT_REDUCE_ALG_RING, P, P % 3 ? P - 1 : P / 2, 3 * P + 1,
+                     1, P % 2);
+  }
+}
+
+/* ---- the cost formulas --------------------------------------------- */
+
+static double simulate(pat_reduce_alg alg, int P, int root, int count) {
+  double t = -1;
+  pat_schedule *s = build(alg, P, root, count, 1, 0);
+  assert_non_null(s);
+  assert_int_equal(pat_schedule_simulate(s, NULL, NULL, &t), PAT_SUCCESS);
+  pat_schedule_free(s);
+  return t;
+}
+
+static void expect_close(double got, double want, const char *what, int P,
+                         double bytes) {
+  if (!(fabs(got - want) <= 1e-9 * want))
+    fail_msg("%s P=%d m=%.0f B: simulated %.12g, formula %.12g", what, P,
+             bytes, got, want);
+}
+
+/* ring: (P-1)(alpha + b (beta + gamma)) + ceil(log2 P) alpha + (P-1) b beta
+ * for b = m / P bytes per block (P divides the count). */
+static void ring_cost(void **state) {
+  (void)state;
+  const pat_model *c = &curie;
+  for (int P = 2; P <= 64; P++)
+    for (int per = 1; per <= 4096; per *= 64) {
+      int count = P * per;
+      double b = 8.0 * per;
+      double f = (P - 1) * (c->alpha + b * (c->beta + c->gamma)) +
+                 pat_ceil_log2(P) * c->alpha + (P - 1) * b * c->beta;
+      expect_close(simulate(PAT_REDUCE_ALG_RING, P, P / 3, count), f, "ring",
+                   P, 8.0 * count);
+    }
+}
+
+/* butterfly: 2 log2 q alpha + 2 (q-1)/q m beta + (q-1)/q m gamma for P = q
+ * a power of two.  Otherwise the fold adds alpha + m (beta + gamma), at
+ * most: the root's last combine may overlap the gather when its partner
+ * was the one delayed by the fold, saving up to (q-1)/q m gamma. */
+static void butterfly_cost(void **state) {
+  (void)state;
+  const pat_model *c = &curie;
+  for (int P = 2; P <= 130; P++)
+    for (int per = 1; per <= 4096; per *= 64) {
+      int q = 1 << (pat_ceil_log2(P + 1) - 1), count = q * per;
+      double m = 8.0 * count, L = log2(q);
+      double f = 2 * L * c->alpha + 2.0 * (q - 1) / q * m * c->beta +
+                 (double)(q - 1) / q * m * c->gamma;
+      for (int root = 0; root < P; root += P / 3 + 1) {
+        double t = simulate(PAT_REDUCE_ALG_BUTTERFLY, P, root, count);
+        if (q == P) {
+          expect_close(t, f, "butterfly", P, m);
+        } else {
+          double fold = c->alpha + m * (c->beta + c->gamma);
+          if (!(t <= (f + fold) * (1 + 1e-9) &&
+                t >= (f + fold - (double)(q - 1) / q * m * c->gamma) *
+                         (1 - 1e-9)))
+            fail_msg("butterfly P=%d root=%d m=%.0f: simulated %.12g, not "
+                     "within [%.12g, %.12g]",
+                     P, root, m, t,
+                     f + fold - (double)(q - 1) / q * m * c->gamma, f + fold);
+        }
+      }
+    }
+}
+
+/* radixk: sum_i 2 (k_i - 1)(alpha + s_i beta) + s_i gamma, s_i the piece
+ * of round i (automatic radices; P = product, pieces exact). */
+static void radixk_cost(void **state) {
+  (void)state;
+  const pat_model *c = &curie;
+  for (int P = 2; P <= 128; P++) {
+    pat_scatter_plan plan;
+    pat_radixk_auto(P, 4, &plan);
+    for (int per = 1; per <= 4096; per *= 64) {
+      int count = P * per;
+      double piece = 8.0 * count, f = 0;
+      for (int i = 0; i < plan.nradix; i++) {
+        int k = plan.radix[i];
+        piece /= k;
+        f += 2 * (k - 1) * (c->alpha + piece * c->beta) + piece * c->gamma;
+      }
+      expect_close(simulate(PAT_REDUCE_ALG_RADIXK, P, 0, count), f, "radixk",
+                   P, 8.0 * count);
+    }
+  }
+}
+
+/* ---- radix vectors --------------------------------------------------- */
+
+static const char *g_radixk;
+static const char *fake_env(const char *name) {
+  return strcmp(name, "PAT_REDUCE_RADIXK") == 0 ? g_radixk : NULL;
+}
+
+static pat_radixk_config parse_radixk(const char *value, int *error,
+                                      char *why, size_t whylen) {
+  pat_config cfg;
+  pat_radixk_config out;
+  g_radixk = value;
+  pat_config_parse(&cfg, fake_env);
+  *error = cfg.error;
+  snprintf(why, whylen, "%s", cfg.why);
+  memcpy(&out, pat_config_alg(&cfg, PAT_REDUCE_ALG_RADIXK), sizeof out);
+  return out;
+}
+
+static void radixk_auto_multiplies_to_P(void **state) {
+  (void)state;
+  for (int P = 1; P <= 1024; P++) {
+    pat_scatter_plan plan;
+    long long prod = 1;
+    pat_radixk_auto(P, 4, &plan);
+    assert_int_equal(pat_scatter_check(&plan, P), PAT_SUCCESS);
+    for (int i = 0; i < plan.nradix; i++) {
+      int k = plan.radix[i], prime = 1;
+      for (int f = 2; f * f <= k; f++)
+        prime &= k % f != 0;
+      /* merged radices stay <= 4; a larger one is a prime factor */
+      assert_true(k >= 2 && (k <= 4 || prime));
+      if (i > 0)
+        assert_true(k <= plan.radix[i - 1]); /* largest first */
+      prod *= k;
+    }
+    assert_int_equal(prod, P);
+  }
+}
+
+static void radixk_vectors_parsed_or_rejected(void **state) {
+  (void)state;
+  const char *bad[] = {"1,4", "4,x", "4,,4", "4,", ",4", "0", "-2", "65536",
+                       "4 4", "2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,"
+                       "2,2"};
+  char why[600];
+  int err;
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    parse_radixk(bad[i], &err, why, sizeof why);
+    assert_int_equal(err, PAT_ERR_BAD_ENV);
+    if (strstr(why, "PAT_REDUCE_RADIXK") == NULL || strstr(why, bad[i]) == NULL)
+      fail_msg("message for %s names neither variable nor value: %s", bad[i],
+               why);
+  }
+  {
+    pat_radixk_config cfg = parse_radixk("4,4,8", &err, why, sizeof why);
+    pat_scatter_plan plan;
+    assert_int_equal(err, PAT_SUCCESS);
+    assert_int_equal(cfg.n, 3);
+    assert_int_equal(pat_radixk_plan(&cfg, 128, &plan, why, sizeof why),
+                     PAT_SUCCESS);
+    assert_int_equal(plan.nradix, 3);
+    assert_int_equal(plan.radix[2], 8);
+    /* P = 6: the product does not match; the message names P's factors */
+    assert_int_equal(pat_radixk_plan(&cfg, 6, &plan, why, sizeof why),
+                     PAT_ERR_BAD_ENV);
+    if (strstr(why, "PAT_REDUCE_RADIXK") == NULL ||
+        strstr(why, "6 = 2 x 3") == NULL || strstr(why, "128") == NULL)
+      fail_msg("mismatch message: %s", why);
+  }
+  parse_radixk("auto", &err, why, sizeof why);
+  assert_int_equal(err, PAT_SUCCESS);
+}
+
+/* PAT_REDUCE_RADIXK=2,2,...,2 gives butterfly's schedule, op for op. */
+static void radixk_binary_is_butterfly(void **state) {
+  (void)state;
+  for (int P = 2; P <= 256; P *= 2) {
+    char vec[200] = "";
+    for (int i = 0; i < pat_ceil_log2(P); i++)
+      strcat(vec, i ? ",2" : "2");
+    setenv("PAT_REDUCE_RADIXK", vec, 1);
+    pat_reduce_config_reload();
+    for (int v = 0; v < 4; v++)
+      for (int root = 0; root < P; root += P > 8 ? P / 8 + 1 : 1) {
+        pat_schedule *r =
+            build(PAT_REDUCE_ALG_RADIXK, P, root, 5 * P + 3, v & 1, v >> 1);
+        pat_schedule *b =
+            build(PAT_REDUCE_ALG_BUTTERFLY, P, root, 5 * P + 3, v & 1, v >> 1);
+        for (int rank = 0; rank < P; rank++) {
+          assert_int_equal(pat_schedule_nops(r, rank),
+                           pat_schedule_nops(b, rank));
+          assert_memory_equal(pat_schedule_ops(r, rank),
+                              pat_schedule_ops(b, rank),
+                              (size_t)pat_schedule_nops(r, rank) *
+                                  sizeof(pat_sched_op));
+        }
+        pat_schedule_free(r);
+        pat_schedule_free(b);
+      }
+  }
+  unsetenv("PAT_REDUCE_RADIXK");
+  pat_reduce_config_reload();
+}
+
+/* Usage: test_bandwidth [PATTERN [SKIP]]: only the tests whose names match
+ * the cmocka filter PATTERN, less those matching SKIP (ctest runs the
+ * validation and the rest apart). */
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(valid_every_root_to_32),
+      cmocka_unit_test(valid_to_64),
+      cmocka_unit_test(valid_sampled_roots_to_257),
+      cmocka_unit_test(ring_cost),
+      cmocka_unit_test(butterfly_cost),
+      cmocka_unit_test(radixk_cost),
+      cmocka_unit_test(radixk_auto_multiplies_to_P),
+      cmocka_unit_test(radixk_vectors_parsed_or_rejected),
+      cmocka_unit_test(radixk_binary_is_butterfly),
+  };
+  if (argc > 1)
+    cmocka_set_test_filter(argv[1]);
+  if (argc > 2)
+    cmocka_set_skip_filter(argv[2]);
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
