@@ -27,7 +27,8 @@
  * unchanged.  Rank 0 prints "test_diff: N passed, M failed" (checks summed
  * over ranks); the exit status is 0 iff nothing failed on any rank.
  *
- * Usage: test_diff [--quick]   (--quick skips the 262144-element count)
+ * Usage: test_diff [--quick] [--shard=K/N]   (--quick skips the
+ * 262144-element count; --shard runs the table rows with id % N == K)
  * TEST_DIFF_TIMEOUT=<seconds> sets the per-stage watchdog (0 disables it).
  */
 #ifndef _POSIX_C_SOURCE
@@ -58,6 +59,9 @@ enum { BIG_COUNT = 262144, MAX_FAIL_LINES = 100, DEFAULT_TIMEOUT = 300 };
 static int g_rank, g_size;
 static long long g_passed, g_failed;
 static unsigned g_timeout = DEFAULT_TIMEOUT;
+/* --shard K/N: only the table rows with id % N == K (and their told
+ * variants), so that ctest can spread a large P over several runs */
+static int g_shard = 0, g_nshards = 1;
 static char g_stage[200] = "startup\n";
 
 /* What a check is about; alg < 0 means the PMPI_Reduce reference itself. */
@@ -225,6 +229,8 @@ static int run_alg(int alg, const void *sbuf, void *rbuf, int count,
 /* The row that must serve the call: the requested one, or where its
  * table row's restrictions send it (ring: non-commutative ops go to
  * butterfly). */
+static int in_shard(int alg) { return (alg % ALG_TOLD) % g_nshards == g_shard; }
+
 static int served_id(int alg, MPI_Datatype dt, MPI_Op op, int count) {
   pat_call_props props = {.count = count};
   pat_reduce_alg chosen = PAT_REDUCE_ALG_COUNT;
@@ -668,6 +674,8 @@ static void predefined_case(ctx cx, const type_info *t, MPI_Op op,
   const size_t nbytes = (size_t)count * t->size;
   const int is_root = g_rank == root;
   for (int a = 0; a < NALGS; a++) {
+    if (!in_shard(a))
+      continue;
     for (int inplace = 0; inplace < 2; inplace++) {
       cx.alg = a;
       cx.inplace = inplace;
@@ -833,6 +841,8 @@ static void run_noncommutative(MPI_Datatype mat, MPI_Op op) {
           is_root)
         check_mats(&cx, recv, ref, count);
       for (int a = 0; a < NALGS; a++) {
+        if (!in_shard(a))
+          continue;
         for (int inplace = 0; inplace < 2; inplace++) {
           cx.alg = a;
           cx.inplace = inplace;
@@ -1006,6 +1016,8 @@ static void layout_case(const layout *L, MPI_Datatype dt, MPI_Op op,
     const int ref_rc = PMPI_Reduce(send + LAYOUT_PAD, ref + LAYOUT_PAD, count,
                                    dt, op, root, MPI_COMM_WORLD);
     for (int a = 0; a < NALGS; a++) {
+      if (!in_shard(a))
+        continue;
       for (int inplace = 0; inplace < 2; inplace++) {
         cx.alg = a;
         cx.inplace = inplace;
@@ -1221,8 +1233,12 @@ int main(int argc, char **argv) {
   for (int k = 1; k < argc; k++) {
     if (strcmp(argv[k], "--quick") == 0) {
       quick = 1;
+    } else if (strncmp(argv[k], "--shard=", 8) == 0 &&
+               sscanf(argv[k] + 8, "%d/%d", &g_shard, &g_nshards) == 2 &&
+               g_nshards >= 1 && g_shard >= 0 && g_shard < g_nshards) {
+      continue;
     } else if (g_rank == 0) {
-      fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--quick] [--shard=K/N]\n", argv[0]);
     }
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -1255,6 +1271,8 @@ int main(int argc, char **argv) {
   const size_t nbytes = STRESS_MAX_COUNT * sizeof(int);
   int *send = xmalloc(nbytes), *copy = xmalloc(nbytes), *recv = xmalloc(nbytes);
   for (int a = 0; a < NALGS; a++) {
+    if (!in_shard(a))
+      continue;
     run_back_to_back(a, send, copy, recv);
     if (have_comms)
       run_two_comms(a, dup, split, send, copy, recv);
