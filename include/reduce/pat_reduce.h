@@ -23,12 +23,14 @@ extern "C" {
  *   binomial       binomial tree, the default
  *   native         the MPI library's own PMPI_Reduce
  *   clairvoyant    greedy tree for predicted arrival times
- *   localredirect  dynamic handshake/redirect protocol */
+ *   localredirect  dynamic handshake/redirect protocol
+ *   pipeline       pipelined chain, the message cut in segments */
 #define PAT_REDUCE_ALGORITHMS(X)                                               \
   X(BINOMIAL, binomial)                                                        \
   X(NATIVE, native)                                                            \
   X(CLAIRVOYANT, clairvoyant)                                                  \
-  X(LOCALREDIRECT, localredirect)
+  X(LOCALREDIRECT, localredirect)                                              \
+  X(PIPELINE, pipeline)
 
 /* Algorithm ids, in the order of the list above. */
 typedef enum pat_reduce_alg {
