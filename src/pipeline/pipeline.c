@@ -61,12 +61,16 @@
  *
  *   T(N) ~ (D - 1) (t + c) + 2 N max(t, c) + c,   D = max(L, R),
  *
- * an estimate only: which chain's segments reach the root's port first
- * depends on the timing (and on whether MPI sends them eagerly), the
- * simulator lets every posted receive claim the port in posting order,
- * and it takes 0.67 to 1.43 times this (P <= 20, N <= 64).  Automatic N
- * minimises this formula the same way (N_A = sqrt(((D - 1) (beta + gamma)
- * + gamma) m / (2 alpha))).
+ * an estimate only, for which chain's segment takes the root's receive
+ * port first depends on timing.  The executor posts the receives of both
+ * chains for the earliest round and at most one more, so the streams
+ * alternate (unless MPI delivers the sends eagerly); the simulator posts
+ * every receive at once and gives the port to messages in posting order,
+ * so a side whose leaf is next to the root sends all its segments first.
+ * The simulator takes 0.58 to 1.34 times the estimate (P <= 20, N <= 64,
+ * the CURIE-like model and one with gamma = 5 beta).  Automatic N
+ * minimises the estimate the same way: N_A = sqrt(((D - 1) (beta + gamma)
+ * + gamma) m / (2 alpha)), N_B as above.
  *
  * Segment count.  PAT_REDUCE_SEGMENTS = N >= 1 fixes it (at most count:
  * every segment holds at least one element).  0 or unset: automatic, the
