@@ -12,8 +12,8 @@
  * builder lists each rank's events and pat_tree_emit_segments picks the
  * slots: a receive lands in one temporary and the combine writes there, so
  * a rank needs one temporary and no copy (the root receives into its
- * receive buffer; in place it copies each segment's result there once).  P - 2
- * + N rounds; 3 N operations per rank.
+ * receive buffer; in place it copies each segment's result there once).
+ * P - 2 + N rounds; 3 N operations per rank.
  *
  * Cost (the byte model of pat_schedule_simulate, balanced arrivals).  For
  * m bytes a segment holds b = m / N bytes; its message costs
@@ -33,10 +33,12 @@
  * t < c (possible only for gamma > beta, N < N_B = m (gamma - beta) /
  * alpha) T = (P - 1) alpha + m gamma + ((P - 1) beta + (P - 2) gamma) m / N
  * decreases with N.  T is therefore unimodal with its minimum at
- * N* = max(N_A, N_B), and for large m the pipeline costs about
- * m max(beta, gamma) + 2 sqrt(alpha ((P - 2) beta + (P - 1) gamma) m),
- * against binomial's ceil(log2 P) (alpha + m (beta + gamma)); for small m
- * it is a chain of P - 1 steps and much slower than a tree.
+ * N* = max(N_A, N_B).  The root receives and combines all m bytes, so
+ * T > m max(beta, gamma) for any N; at N_A (beta >= gamma) T is
+ * m beta + 2 sqrt(alpha ((P - 2) beta + (P - 1) gamma) m) + (P - 2) alpha,
+ * against binomial's ceil(log2 P) (alpha + m (beta + gamma)): the
+ * pipeline wins for large m, and for small m, a chain of P - 1 steps, it
+ * is much slower than a tree.
  *
  * The executor and the simulator.  The executor posts a receive of a later
  * round than its earliest unfinished one only while fewer than
