@@ -26,7 +26,8 @@ extern "C" {
  *   localredirect  dynamic handshake/redirect protocol
  *   ring           ring reduce-scatter, then binomial gather
  *   butterfly      Rabenseifner: recursive halving, then gather
- *   radixk         radix-k reduce-scatter, then gather */
+ *   radixk         radix-k reduce-scatter, then gather
+ *   pipeline       pipelined chain, the message cut in segments */
 #define PAT_REDUCE_ALGORITHMS(X)                                               \
   X(BINOMIAL, binomial)                                                        \
   X(NATIVE, native)                                                            \
@@ -34,7 +35,8 @@ extern "C" {
   X(LOCALREDIRECT, localredirect)                                              \
   X(RING, ring)                                                                \
   X(BUTTERFLY, butterfly)                                                      \
-  X(RADIXK, radixk)
+  X(RADIXK, radixk)                                                            \
+  X(PIPELINE, pipeline)
 
 /* Algorithm ids, in the order of the list above. */
 typedef enum pat_reduce_alg {

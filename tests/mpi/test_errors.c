@@ -192,6 +192,7 @@ static void test_env(void) {
   int in = 1, out = 0, rc;
   const char *alg = getenv("PAT_REDUCE_ALGORITHM");
   const char *verbose = getenv("PAT_REDUCE_VERBOSE");
+  const char *segments = getenv("PAT_REDUCE_SEGMENTS");
 
   if (alg != NULL) {
     snprintf(want, sizeof want,
@@ -202,6 +203,11 @@ static void test_env(void) {
       strcat(want, pat_reduce_algorithm_name((pat_reduce_alg)a));
       strcat(want, a + 1 < PAT_REDUCE_ALG_COUNT ? ", " : "");
     }
+  } else if (segments != NULL) {
+    snprintf(want, sizeof want,
+             "PAT_REDUCE_SEGMENTS=%s is not a segment count; valid: 0 "
+             "(automatic) or 1..16384",
+             segments);
   } else {
     snprintf(want, sizeof want,
              "PAT_REDUCE_VERBOSE=%s is not an integer in 0..2",
