@@ -128,6 +128,13 @@ void pat_alg_names(char *buf, size_t len);
  * Returns PAT_SUCCESS or PAT_ERR_INVALID_SCHEDULE. */
 int pat_schedule_check_program(const pat_schedule *sched, int rank);
 
+/* Builders' shorthand: appends {kind, round, peer, src, dst, [lo, hi)} to
+ * rank's program unless *err already holds an error; a failure goes to
+ * *err. */
+void pat_schedule_put(pat_schedule *sched, int rank, int *err,
+                      pat_sched_kind kind, int round, int peer, int src,
+                      int dst, int lo, int hi);
+
 /* Builders record what they predicted (pat_schedule_predicted_time) and
  * the hash of the tree they built (pat_schedule_hash). */
 void pat_schedule_set_prediction(pat_schedule *sched, double completion,

@@ -51,15 +51,8 @@ typedef struct scat {
 
 static void op(scat *e, pat_sched_kind kind, int round, int peer, int src,
                int dst, int lo, int hi) {
-  pat_sched_op o = {.kind = kind,
-                    .round = round,
-                    .peer = peer,
-                    .src = src,
-                    .dst = dst,
-                    .offset = lo,
-                    .count = hi - lo};
-  if (e->err == PAT_SUCCESS)
-    e->err = pat_schedule_add(e->sched, e->rank, &o);
+  pat_schedule_put(e->sched, e->rank, &e->err, kind, round, peer, src, dst, lo,
+                   hi);
   if (src >= 0)
     e->used[src] = ++e->clock;
   if (dst >= 0)

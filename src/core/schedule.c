@@ -96,6 +96,20 @@ static int rank_ok(const pat_schedule *s, int rank) {
   return s != NULL && rank >= 0 && rank < s->params.nranks;
 }
 
+void pat_schedule_put(pat_schedule *sched, int rank, int *err,
+                      pat_sched_kind kind, int round, int peer, int src,
+                      int dst, int lo, int hi) {
+  pat_sched_op o = {.kind = kind,
+                    .round = round,
+                    .peer = peer,
+                    .src = src,
+                    .dst = dst,
+                    .offset = lo,
+                    .count = hi - lo};
+  if (*err == PAT_SUCCESS)
+    *err = pat_schedule_add(sched, rank, &o);
+}
+
 int pat_schedule_add(pat_schedule *sched, int rank, const pat_sched_op *op) {
   int err = PAT_SUCCESS;
   rank_prog *p;

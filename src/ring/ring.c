@@ -37,15 +37,9 @@ typedef struct ring {
 
 static void op(ring *e, pat_sched_kind kind, int round, int peer, int src,
                int dst, int lo, int hi) {
-  pat_sched_op o = {.kind = kind,
-                    .round = round,
-                    .peer = peer,
-                    .src = src,
-                    .dst = dst,
-                    .offset = lo,
-                    .count = hi - lo};
-  if (e->err == PAT_SUCCESS && hi > lo)
-    e->err = pat_schedule_add(e->sched, e->rank, &o);
+  if (hi > lo) /* empty blocks (count < P) are skipped on both sides */
+    pat_schedule_put(e->sched, e->rank, &e->err, kind, round, peer, src, dst,
+                     lo, hi);
 }
 
 /* First element of block b (b may be P: the end). */
