@@ -17,8 +17,11 @@ const pb_type_row pb_types[] = {{"double", MPI_DOUBLE, sizeof(double)},
                                 {"int", MPI_INT, sizeof(int)},
                                 {"long", MPI_LONG, sizeof(long)},
                                 {NULL, MPI_DATATYPE_NULL, 0}};
-const pb_op_row pb_ops[] = {
-    {"sum", MPI_SUM}, {"max", MPI_MAX}, {"min", MPI_MIN}, {NULL, MPI_OP_NULL}};
+const pb_op_row pb_ops[] = {{"sum", MPI_SUM, 0},
+                            {"sum-charged", MPI_SUM, 1},
+                            {"max", MPI_MAX, 0},
+                            {"min", MPI_MIN, 0},
+                            {NULL, MPI_OP_NULL, 0}};
 
 static const char *const oracle_name = "oracle";
 
@@ -65,7 +68,12 @@ static void usage(FILE *out) {
           "(default 512K)\n"
           "  -t, --datatype NAME     double, float, int, long (default "
           "double)\n"
-          "  -o, --op NAME           sum, max, min (default sum)\n"
+          "  -o, --op NAME           sum, sum-charged, max, min (default "
+          "sum); sum-charged:\n"
+          "                          native gets a user-defined sum that "
+          "charges gamma\n"
+          "                          per byte in SMPI like the library's "
+          "combine\n"
           "  -r, --root N            root rank, or 'last' (default 0)\n"
           "  -n, --reps N            timed repetitions, >= 2; the first is "
           "dropped (default 30)\n"
@@ -99,6 +107,11 @@ static void usage(FILE *out) {
           "      --trace FILE        Chrome trace-event JSON of one call per "
           "configuration\n"
           "      --tag TEXT          first CSV column (e.g. the platform)\n"
+          "      --shared-above SIZE SMPI build: buffers of more than SIZE "
+          "bytes are shared\n"
+          "                          by all ranks (SMPI_SHARED_MALLOC), "
+          "results not checked\n"
+          "                          (default 8M; no effect outside SMPI)\n"
           "  -q, --quiet             no progress line on stderr\n"
           "  -h, --help              this text\n");
 }
@@ -116,8 +129,8 @@ static int parse_long(const char *opt, const char *text, long lo, long hi,
   return 0;
 }
 
-static int parse_size(const char *text, size_t *bytes, char *why,
-                      size_t whylen) {
+static int parse_size(const char *opt, const char *text, size_t *bytes,
+                      char *why, size_t whylen) {
   char *end;
   double v;
   double scale = 1;
@@ -135,9 +148,9 @@ static int parse_size(const char *text, size_t *bytes, char *why,
   if (end == text || errno != 0 || scale < 0 || v < 0 || v > 1UL << 40 ||
       v != (double)(size_t)v) {
     snprintf(why, whylen,
-             "--sizes: '%s' is not a size in bytes; valid: a whole number "
+             "%s: '%s' is not a size in bytes; valid: a whole number "
              ">= 0 with an optional K, M or G suffix",
-             text);
+             opt, text);
     return 1;
   }
   *bytes = (size_t)v;
@@ -184,7 +197,7 @@ static int add_size(const char *text, void *ctx, char *why, size_t whylen) {
     snprintf(why, whylen, "--sizes: more than %d sizes", PB_MAX_LIST);
     return 1;
   }
-  return parse_size(text, &o->sizes[o->nsizes++], why, whylen);
+  return parse_size("--sizes", text, &o->sizes[o->nsizes++], why, whylen);
 }
 
 static int add_imbalance(const char *text, void *ctx, char *why,
@@ -243,7 +256,8 @@ int pb_options_parse(int argc, char **argv, pb_options *o, FILE *out, char *why,
     OPT_PERMS,
     OPT_PLOT,
     OPT_TRACE,
-    OPT_TAG
+    OPT_TAG,
+    OPT_SHARED
   };
   static const struct option longopts[] = {
       {"algorithms", required_argument, NULL, 'a'},
@@ -264,6 +278,7 @@ int pb_options_parse(int argc, char **argv, pb_options *o, FILE *out, char *why,
       {"plot", required_argument, NULL, OPT_PLOT},
       {"trace", required_argument, NULL, OPT_TRACE},
       {"tag", required_argument, NULL, OPT_TAG},
+      {"shared-above", required_argument, NULL, OPT_SHARED},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
@@ -284,6 +299,7 @@ int pb_options_parse(int argc, char **argv, pb_options *o, FILE *out, char *why,
   o->boot = 1000;
   o->perms = 1000;
   o->tag = "";
+  o->shared_above = PB_SHARED_ABOVE_DEFAULT;
   why[0] = '\0';
   optind = 0; /* GNU: full re-initialisation, so tests can parse again */
   opterr = 0;
@@ -390,6 +406,10 @@ int pb_options_parse(int argc, char **argv, pb_options *o, FILE *out, char *why,
       break;
     case OPT_TAG:
       o->tag = optarg;
+      break;
+    case OPT_SHARED:
+      if (parse_size("--shared-above", optarg, &o->shared_above, why, whylen))
+        goto out;
       break;
     case 'q':
       o->quiet = 1;

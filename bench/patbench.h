@@ -131,12 +131,18 @@ typedef struct pb_options {
   pb_sync sync;
   double window; /* seconds between window starts; 0: automatic */
   size_t boot, perms;
-  const char *output; /* CSV file or NULL */
-  const char *plot;   /* plot file prefix or NULL */
-  const char *trace;  /* trace JSON file or NULL */
-  const char *tag;    /* free text for the CSV's first column */
-  int quiet;          /* no progress line */
+  const char *output;  /* CSV file or NULL */
+  const char *plot;    /* plot file prefix or NULL */
+  const char *trace;   /* trace JSON file or NULL */
+  const char *tag;     /* free text for the CSV's first column */
+  int quiet;           /* no progress line */
+  size_t shared_above; /* SMPI build: larger buffers are SMPI_SHARED_MALLOC */
 } pb_options;
+
+/* Default of --shared-above: in the SMPI build, message buffers of more
+ * than this many bytes are shared by all ranks (SMPI_SHARED_MALLOC) and
+ * their results are not checked. */
+#define PB_SHARED_ABOVE_DEFAULT ((size_t)8 << 20)
 
 /* The clairvoyant algorithm told the true arrival times. */
 enum { PB_ALG_ORACLE = 1000 };
@@ -148,9 +154,15 @@ typedef struct pb_type_row {
   MPI_Datatype type;
   size_t size;
 } pb_type_row;
+/* `op` is the MPI op every algorithm of the table uses.  `charged`: the
+ * MPI library's own reduce (the `native` row, and only it) gets a
+ * user-defined commutative op instead that combines with
+ * pat_reduce_local(op), so that it pays the same gamma per byte in SMPI
+ * as the library's algorithms (sum-charged). */
 typedef struct pb_op_row {
   const char *name;
   MPI_Op op;
+  int charged;
 } pb_op_row;
 extern const pb_type_row pb_types[]; /* ends with a NULL name */
 extern const pb_op_row pb_ops[];     /* ends with a NULL name */

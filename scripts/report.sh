@@ -86,6 +86,91 @@ figures() {
   done
 }
 
+# normalized CSV: a Markdown table, one row per message size and delay, one
+# column per algorithm: its median time-to-solution over the best one's of
+# that row (best = 1.00, in bold), then the best algorithm and its time
+normalized() {
+  awk -F, "$HDR"'
+    {
+      m = $c["bytes"] + 0
+      imb = $c["pattern"] == "none" ? "0" : $c["imbalance"]
+      row = m SUBSEP imb
+      a = $c["algorithm"]
+      if (!(row in seenr)) { seenr[row] = 1; rows[++nr] = row }
+      if (!(a in seena)) { seena[a] = 1; algs[++na] = a }
+      t[row, a] = $c["tts_median"] + 0
+      if (!(row in best) || t[row, a] < best[row]) { best[row] = t[row, a]; who[row] = a }
+      if ($c["checked"] == "0") unchecked[m] = 1
+    }
+    function size(b) {
+      if (b % 1048576 == 0) return (b / 1048576) " MiB"
+      if (b % 1024 == 0) return (b / 1024) " KiB"
+      return b " B"
+    }
+    END {
+      printf "| m, delay |"
+      for (j = 1; j <= na; j++) printf " %s |", algs[j]
+      printf " best (ms) |\n|---|"
+      for (j = 1; j <= na; j++) printf "---|"
+      printf "---|\n"
+      for (i = 1; i <= nr; i++) {
+        split(rows[i], k, SUBSEP)
+        printf "| %s%s, %s |", size(k[1]), (k[1] in unchecked) ? "*" : "", k[2]
+        for (j = 1; j <= na; j++) {
+          if (!((rows[i], algs[j]) in t)) { printf " - |"; continue }
+          r = t[rows[i], algs[j]] / best[rows[i]]
+          printf(algs[j] == who[rows[i]] ? " **%.2f** |" : " %.2f |", r)
+        }
+        printf " %s, %.3f |\n", who[rows[i]], best[rows[i]] * 1e3
+      }
+    }' "$1"
+}
+
+# normfigures CSV PREFIX: per message size, a gnuplot figure PREFIX-MB.png of
+# every algorithm's time over the best one's against the delay (in balanced
+# binomial times); prints Markdown links (nothing without gnuplot)
+normfigures() {
+  command -v gnuplot >/dev/null 2>&1 || return 0
+  awk -F, -v prefix="$2" "$HDR"'
+    {
+      m = $c["bytes"] + 0
+      x = $c["pattern"] == "none" ? 0 : $c["imbalance"] + 0
+      a = $c["algorithm"]
+      if (!(m in seenm)) { seenm[m] = 1; ms[++nm] = m }
+      if (!((m, x) in seenx)) { seenx[m, x] = 1; xs[m, ++nx[m]] = x }
+      if (!(a in seena)) { seena[a] = 1; algs[++na] = a }
+      t[m, x, a] = $c["tts_median"] + 0
+      if (!((m, x) in best) || t[m, x, a] < best[m, x]) best[m, x] = t[m, x, a]
+      np = $c["nranks"]
+    }
+    END {
+      for (i = 1; i <= nm; i++) {
+        m = ms[i]
+        for (j = 1; j <= na; j++) {
+          printf "$d%d_%d << EOD\n", i, j
+          for (q = 1; q <= nx[m]; q++) {
+            x = xs[m, q]
+            if ((m, x, algs[j]) in t) printf "%g %.9g\n", x, t[m, x, algs[j]] / best[m, x]
+          }
+          printf "EOD\n"
+        }
+        printf "set terminal png size 800,500 noenhanced\nset output \"%s-%dB.png\"\n", prefix, m
+        printf "set title \"P = %d, %d B, one late rank: time over the best\"\n", np, m
+        printf "set xlabel \"delay of the last rank (balanced binomial times)\"\n"
+        printf "set ylabel \"median time-to-solution / best\"\nset key top right\nset grid\nplot "
+        for (j = 1; j <= na; j++)
+          printf "%s$d%d_%d using 1:2 with linespoints title \"%s\"", (j > 1 ? ", " : ""), i, j, algs[j]
+        printf "\n"
+      }
+    }' "$1" >"$2.gp"
+  gnuplot "$2.gp" || return 0
+  for m in $(awk -F, "$HDR"' !($c["bytes"] in s) { s[$c["bytes"]] = 1; print $c["bytes"] }' "$1"); do
+    f=$(basename "$2")-${m}B.png
+    [ -e "$out/fig/$f" ] && printf '![%s](fig/%s)\n' "$f" "$f"
+  done
+  return 0
+}
+
 section() { # NAME TITLE TEXT
   [ -s "$data/$1.csv" ] || return 0
   printf '\n## %s\n\n%s\n\nMedian time-to-solution in ms (speedup over binomial); data: `data/%s.csv`, full table with CIs: `data/%s.txt`.\n\n' \
@@ -229,6 +314,32 @@ EOF
     section "$name" "Synthetic in-situ rendering trace, P = 64 (Table 5.1): $about" \
       "4 clusters of ranks whose load drifts as AR(1) around a mean delay of 2 ms, plus per-rank noise; one trace line per call; 512 KiB; \`clairvoyant\` predicts with SMA(5).  The thesis used the Helsim trace, which we do not have; the totals above are the sum over the timed calls."
   done
+  bw=$data/bandwidth_p128.csv
+  if [ -s "$bw" ]; then
+    cat <<'EOF'
+
+## Bandwidth baselines, P = 128 (thesis chapter 6)
+
+The rows of `BASELINE_ALGS` and SMPI's own reduces `native(NAME)`
+(`--cfg=smpi/reduce:NAME`, one smpirun each, `scripts/smpi-compare`) with the
+last rank late by 0 to 5 balanced binomial times.  **Fair gamma**: every run
+uses `--op sum-charged`, so SMPI's reduces combine with a user-defined sum that
+charges gamma per byte like ours (`native(binomial)` costs what our binomial
+costs).  SimGrid 3.32's `rab` ignores user-defined ops, so `mpich` (the same
+reduce-scatter + gather) stands for Rabenseifner.  Each cell is the median
+time-to-solution over the best one's in its row (best = 1.00, in bold); the
+delay is in balanced binomial times of that size, as everywhere in this
+report.  Sizes marked * ran on buffers shared by all ranks
+(`SMPI_SHARED_MALLOC`, `--shared-above`): their results were not checked
+(simulated time does not depend on the data); the others were compared with
+`MPI_Reduce`'s.  Data: `data/bandwidth_p128.csv`, the runs' tables:
+`data/bandwidth_p128.txt`.
+
+EOF
+    normalized "$bw"
+    printf '\n'
+    normfigures "$bw" "$out/fig/bandwidth_p128"
+  fi
   if ls "$data"/native_*.csv >/dev/null 2>&1; then
     printf '\n## SMPI reduce algorithms as native peers, P = 128\n\nEach is `--cfg=smpi/reduce:NAME` for `native`; they combine for free.  Median time-to-solution in ms, balanced and with the last rank late by the balanced binomial time (1 MiB).\n\n| SMPI reduce | balanced | late 1x | speedup over our binomial, late |\n|---|---|---|---|\n'
     for f in "$data"/native_*.csv; do

@@ -5,7 +5,11 @@
 #
 # usage: scripts/reproduce.sh [OUTDIR]     (default report)
 # Environment: BUILD (default: build in the repository); QUICK=1 runs smaller sweeps (for a
-# check of the pipeline, not for the figures).
+# check of the pipeline, not for the figures); BASELINE_ALGS (default
+# binomial,ring,butterfly,radixk,pipeline) and BASELINE_NATIVES (default
+# mpich,ompi_pipeline): the library's rows and SMPI's reduces of the
+# bandwidth comparison (thesis chapter 6).  An unknown name stops the script
+# before anything runs.
 #
 # Simulated time is deterministic: patterns without randomness (single,
 # odd) need only 3 repetitions (the first is dropped, the other two are
@@ -22,6 +26,14 @@ out=${1:-report}
 build=${BUILD:-$here/build}
 export BUILD="$build"
 quick=${QUICK:-0}
+baseline_algs=${BASELINE_ALGS:-binomial,ring,butterfly,radixk,pipeline}
+baseline_natives=${BASELINE_NATIVES:-mpich,ompi_pipeline}
+# every name of the bandwidth comparison must exist before anything runs
+# (one tiny P = 2 run each), and before the old report is removed
+if ! "$here/scripts/smpi-compare" --check "$baseline_algs" "$baseline_natives"; then
+  echo "reproduce: BASELINE_ALGS=$baseline_algs or BASELINE_NATIVES=$baseline_natives names something this build does not have (above); set them to names it has, e.g. BASELINE_ALGS=binomial,native,localredirect,oracle" >&2
+  exit 2
+fi
 # a fresh report: nothing of an earlier run may leak into it
 rm -rf "$out/data" "$out/fig"
 mkdir -p "$out/data" "$out/fig"
@@ -93,6 +105,29 @@ fi
     )
   done
 )
+
+# Thesis chapter 6: the bandwidth baselines at P = 128, one late rank (the
+# last) from 0 to 5x the balanced binomial time, the library's rows
+# (BASELINE_ALGS) and SMPI's reduces (BASELINE_NATIVES, each its own
+# smpirun: scripts/smpi-compare) with the same gamma per byte combined
+# (--op sum-charged); report.sh normalizes to the best per size and delay.
+# Buffers above 8 MiB (40 MiB here) are shared by all ranks
+# (--shared-above): not checked, and 128 x 40 MiB per buffer would not fit
+# in memory.  QUICK: two sizes, 4 MiB shared (--shared-above 1M) so that
+# both paths run.
+if [ "$quick" = 1 ]; then
+  bw_sizes=128K,4M bw_imb=1x,5x bw_shared=1M
+else
+  bw_sizes=128K,512K,2M,4M,40M bw_imb=0.5x,1x,2x,3x,4x,5x bw_shared=8M
+fi
+step "bandwidth_p128: P = 128: $baseline_algs and smpi/reduce:$baseline_natives, sizes $bw_sizes, single late $bw_imb"
+start=$(date +%s)
+PAT_REDUCE_EXCHANGE_INTERVAL=0 "$here/scripts/smpi-compare" 128 curie \
+  "$out/data/bandwidth_p128" "$baseline_algs" "$baseline_natives" \
+  --op sum-charged --tag chapter6 --sizes "$bw_sizes" \
+  --shared-above "$bw_shared" --pattern single --imbalance "$bw_imb" \
+  --reps 2 --warmup 1
+echo "   $(($(date +%s) - start)) s of real time" >&2
 
 # Table 5.1: synthetic in-situ rendering traces at P = 64, 512 KiB, mean
 # delay 2 ms, 4 clusters of ranks; clairvoyant predicts with SMA(5).  Three

@@ -266,6 +266,9 @@ static void options_defaults_and_values(void **state) {
   assert_int_equal(o.patterns[0].kind, PB_PAT_SINGLE);
   assert_int_equal(o.nimbalance, 5);
   assert_int_equal(o.reference, PAT_REDUCE_ALG_BINOMIAL);
+  assert_string_equal(pb_ops[o.op].name, "sum");
+  assert_false(pb_ops[o.op].charged);
+  assert_true(o.shared_above == PB_SHARED_ABOVE_DEFAULT);
   pb_options_clear(&o);
   assert_int_equal(parse(&o, "--algorithms binomial,LocalRedirect,oracle "
                              "--sizes 8,1K,2M --datatype int --op max "
@@ -287,6 +290,29 @@ static void options_defaults_and_values(void **state) {
   pb_options_clear(&o);
   assert_int_equal(parse(&o, "--help"), 1);
   pb_options_clear(&o);
+}
+
+/* --op sum-charged: MPI_SUM for the library's rows, a charged user-defined
+ * sum for native (patbench.c); --shared-above takes a size. */
+static void options_charged_op_and_shared_buffers(void **state) {
+  pb_options o;
+  (void)state;
+  assert_int_equal(parse(&o, "--op sum-charged --shared-above 1M"), 0);
+  assert_string_equal(pb_ops[o.op].name, "sum-charged");
+  assert_true(pb_ops[o.op].charged);
+  assert_true(pb_ops[o.op].op == MPI_SUM);
+  assert_true(o.shared_above == 1024 * 1024);
+  pb_options_clear(&o);
+  assert_int_equal(parse(&o, "-o SUM-CHARGED -t int --shared-above 0"), 0);
+  assert_true(pb_ops[o.op].charged);
+  assert_true(o.shared_above == 0);
+  pb_options_clear(&o);
+  /* only sum has a charged variant */
+  for (int i = 0; pb_ops[i].name != NULL; i++)
+    assert_true(!pb_ops[i].charged || pb_ops[i].op == MPI_SUM);
+  bad("--op sum-free", "valid: sum, sum-charged, max, min");
+  bad("--shared-above big", "--shared-above: 'big' is not a size in bytes");
+  bad("--shared-above", "needs a value");
 }
 
 static void options_reject_bad_values(void **state) {
@@ -321,6 +347,7 @@ int main(void) {
       cmocka_unit_test(permutation_test_separates),
       cmocka_unit_test(options_defaults_and_values),
       cmocka_unit_test(options_reject_bad_values),
+      cmocka_unit_test(options_charged_op_and_shared_buffers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
