@@ -621,6 +621,15 @@ int main(int argc, char **argv) {
     status = parsed == 1 ? 0 : 2;
     goto out;
   }
+#ifdef PATREDUCE_SMPI
+  /* the library's temporaries follow --shared-above unless told otherwise */
+  if (getenv("PAT_REDUCE_SMPI_SHARED_ABOVE") == NULL) {
+    char v[32];
+    snprintf(v, sizeof v, "%zu", opt.shared_above);
+    setenv("PAT_REDUCE_SMPI_SHARED_ABOVE", v, 1);
+    pat_reduce_config_reload();
+  }
+#endif
   b.type = pb_types[opt.type].type;
   b.op = pb_ops[opt.op].op;
   b.native_op = b.op;

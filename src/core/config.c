@@ -4,6 +4,7 @@
  * value is not ignored: it is kept as an error that every call reports.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,6 +53,12 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                                  "posted only while fewer receives are in "
                                  "flight (0..1000000); those of that round, "
                                  "and sends, are always posted"},
+    [PAT_ENV_SMPI_SHARED_ABOVE] = {"PAT_REDUCE_SMPI_SHARED_ABOVE", "0",
+                                   "SMPI build only: temporaries of more "
+                                   "than this many bytes come from "
+                                   "SMPI_SHARED_MALLOC (one block shared by "
+                                   "all ranks: simulated times stay right, "
+                                   "results do not); 0: never"},
 };
 
 int pat_env_all(const pat_env_var **vars, int max) {
@@ -162,6 +169,10 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
                   env_value(get, PAT_ENV_MAX_OUTSTANDING), 0, 1000000, &x))
     goto out;
   cfg->max_outstanding = (int)x;
+  if (!parse_long(cfg, PAT_ENV_SMPI_SHARED_ABOVE,
+                  env_value(get, PAT_ENV_SMPI_SHARED_ABOVE), 0, LONG_MAX, &x))
+    goto out;
+  cfg->smpi_shared_above = x;
   /* each algorithm parses its own tunables into its block */
   for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++) {
     const pat_alg_row *row = pat_alg_table[i];

@@ -235,6 +235,7 @@ enum {
   PAT_ENV_MODEL,
   PAT_ENV_ROUND_COST,
   PAT_ENV_MAX_OUTSTANDING,
+  PAT_ENV_SMPI_SHARED_ABOVE,
   PAT_ENV_COUNT
 };
 
@@ -257,6 +258,7 @@ typedef struct pat_config {
   pat_model model;
   double round_cost;   /* PAT_REDUCE_ROUND_COST, or 0 if unset */
   int max_outstanding; /* transfers posted ahead of the earliest round */
+  long smpi_shared_above; /* SMPI build: larger temporaries shared; 0 never */
   /* each algorithm's parsed tunables (pat_config_alg) */
   _Alignas(max_align_t) unsigned char alg[PAT_REDUCE_ALG_COUNT]
                                          [PAT_ALG_CONFIG_BYTES];
@@ -340,6 +342,7 @@ int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
 typedef struct pat_tmpbuf {
   void *raw;
   char *base;
+  int shared; /* SMPI build: from SMPI_SHARED_MALLOC (PAT_REDUCE_SMPI_SHARED_ABOVE) */
 } pat_tmpbuf;
 
 int pat_tmpbuf_alloc(pat_tmpbuf *buf, int count, MPI_Datatype datatype);
