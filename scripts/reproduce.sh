@@ -118,7 +118,7 @@ fi
 if [ "$quick" = 1 ]; then
   bw_sizes=128K,4M bw_imb=1x,5x bw_shared=1M
 else
-  bw_sizes=128K,512K,2M,4M,40M bw_imb=0.5x,1x,2x,3x,4x,5x bw_shared=8M
+  bw_sizes=128K,512K,2M,4M,40M bw_imb=0,0.5x,1x,2x,3x,4x,5x bw_shared=8M
 fi
 step "bandwidth_p128: P = 128: $baseline_algs and smpi/reduce:$baseline_natives, sizes $bw_sizes, single late $bw_imb"
 start=$(date +%s)
