@@ -110,12 +110,16 @@ int pat_radixk_plan(const pat_radixk_config *cfg, int P,
   }
   if (prod != P) {
     char f[200];
+    char head[64];
     factors(P, f, sizeof f);
+    snprintf(head, sizeof head, "%d", P);
     snprintf(why, whylen,
              "PAT_REDUCE_RADIXK gives radices multiplying to %lld, but the "
-             "communicator has P = %d = %s ranks; valid: radices >= 2 "
+             "communicator has %d ranks (%s%s%s); valid: radices >= 2 "
              "multiplying to %d, or auto",
-             prod, P, f, P);
+             prod, P, strcmp(f, head) == 0 ? "" : head,
+             strcmp(f, head) == 0 ? "" : " = ",
+             strcmp(f, head) == 0 ? (P > 1 ? "a prime" : "one rank") : f, P);
     return PAT_ERR_BAD_ENV;
   }
   return PAT_SUCCESS;
