@@ -26,13 +26,9 @@
 #ifdef PATREDUCE_SMPI
 #include <smpi/smpi.h>
 
-/* Seconds per byte combined on CURIE (Marendic 2016). */
-#define PAT_SMPI_GAMMA_CURIE 1.6654e-10
-
 /* Charges the simulated time of combining count elements of datatype. */
 static int smpi_charge_combine(int count, MPI_Datatype datatype) {
-  const pat_config *cfg = pat_config_get();
-  double gamma = cfg->has_model ? cfg->model.gamma : PAT_SMPI_GAMMA_CURIE;
+  double gamma = pat_config_model(pat_config_get())->gamma;
   MPI_Count size = 0;
   int rc = PMPI_Type_size_x(datatype, &size);
   if (rc == MPI_SUCCESS && size > 0 && gamma > 0)
@@ -56,7 +52,6 @@ int pat_tmpbuf_alloc(pat_tmpbuf *buf, int count, MPI_Datatype datatype) {
   /* count elements span true_extent + (count - 1) * extent bytes, starting
    * true_lb bytes after the address of element 0. */
   bytes = (size_t)true_extent + (size_t)(count - 1) * (size_t)extent;
-  buf->shared = 0;
 #ifdef PATREDUCE_SMPI
   {
     long above = pat_config_get()->smpi_shared_above;

@@ -61,6 +61,13 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                                    "results do not); 0: never"},
 };
 
+const pat_model pat_model_curie = {
+    .alpha = 2.66e-6, .beta = 4.8179e-10, .gamma = 1.6654e-10};
+
+const pat_model *pat_config_model(const pat_config *cfg) {
+  return cfg->has_model ? &cfg->model : &pat_model_curie;
+}
+
 int pat_env_all(const pat_env_var **vars, int max) {
   int n = 0;
   for (int i = 0; i < PAT_ENV_COUNT; i++, n++)

@@ -276,6 +276,14 @@ const pat_config *pat_config_get(void);
  * them). */
 const void *pat_config_alg(const pat_config *cfg, pat_reduce_alg alg);
 
+/* The cost model when nothing is measured or configured: the CURIE-like
+ * platform of DESIGN.md (alpha 2.66 us, beta 4.8179e-10 s/B, gamma
+ * 1.6654e-10 s/B). */
+extern const pat_model pat_model_curie;
+
+/* cfg's PAT_REDUCE_MODEL if one was read, else pat_model_curie. */
+const pat_model *pat_config_model(const pat_config *cfg);
+
 /* Prints a message to stderr, with a "patreduce: " prefix, once per
  * process for each distinct message text (up to PAT_WARN_MAX of them;
  * pat_reduce_config_reload forgets them). */

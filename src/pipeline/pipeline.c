@@ -96,9 +96,6 @@
 
 #include "pipeline/pipeline.h"
 
-const pat_model pat_pipeline_reference_model = {
-    .alpha = 2.66e-6, .beta = 4.8179e-10, .gamma = 1.6654e-10};
-
 /* ---- the chains ---------------------------------------------------------- */
 
 /* One rank's place in a chain: its children's partials arrive, segment s
@@ -273,7 +270,7 @@ static double optimum(const pat_sched_params *p, const pat_model *m) {
 
 int pat_pipeline_segments(const pat_sched_params *p, int configured) {
   const pat_model *m =
-      model_usable(&p->model) ? &p->model : &pat_pipeline_reference_model;
+      model_usable(&p->model) ? &p->model : &pat_model_curie;
   int most = p->count < PAT_PIPELINE_MAX_SEGMENTS ? p->count
                                                   : PAT_PIPELINE_MAX_SEGMENTS;
   int n = 1;
@@ -338,8 +335,8 @@ static int pipeline_build(const pat_sched_params *p, int rank,
       pat_config_alg(cfg, PAT_REDUCE_ALG_PIPELINE);
   pat_sched_params plan = *p;
   int nseg;
-  if (!model_usable(&plan.model) && cfg->has_model)
-    plan.model = cfg->model;
+  if (!model_usable(&plan.model))
+    plan.model = *pat_config_model(cfg);
   nseg = pat_pipeline_segments(&plan, mine->segments);
   return pat_pipeline_build_segments(p, nseg > 0 ? nseg : 1, rank, sched);
 }

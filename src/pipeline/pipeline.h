@@ -17,10 +17,6 @@ typedef struct pat_pipeline_config {
   int segments; /* PAT_REDUCE_SEGMENTS; 0: automatic */
 } pat_pipeline_config;
 
-/* The model the automatic segment count uses when params carry none (all
- * zero): the CURIE-like platform of DESIGN.md. */
-extern const pat_model pat_pipeline_reference_model;
-
 /* The header's cost formula: completion time of the pipeline of nseg
  * segments (>= 1) for params under model (NULL: params->model), balanced
  * arrivals, every segment count / nseg elements. */

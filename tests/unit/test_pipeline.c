@@ -252,7 +252,7 @@ static void automatic_segments_clamped(void **state) {
   pat_sched_params none = p, ref = p;
   (void)state;
   none.model = (pat_model){0, 0, 0};
-  ref.model = pat_pipeline_reference_model;
+  ref.model = pat_model_curie;
   /* no model: the reference one */
   assert_int_equal(pat_pipeline_segments(&none, 0),
                    pat_pipeline_segments(&ref, 0));
