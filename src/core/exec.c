@@ -31,6 +31,7 @@
  * is a (bytes, seconds) sample for the PAT layer's model, and every
  * transfer and combine an interval for the trace.
  */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "pat/pat_layer.h"
@@ -82,9 +83,10 @@ static int wr_at(const pat_exec *x, int slot, int elem, char **p) {
   return MPI_SUCCESS;
 }
 
-/* Each temporary holds only the elements its operations touch: a
- * reduce-scatter's temporaries shrink with the range they work on. */
-static int buffers_alloc(pat_exec *x, int ntmp) {
+/* Each temporary the program uses holds only the elements its operations
+ * touch: a reduce-scatter's temporaries shrink with the range they work
+ * on.  One pass over the program finds both. */
+static int buffers_alloc(pat_exec *x) {
   const pat_call *c = &x->call;
   int rc = MPI_SUCCESS, lo[PAT_SLOT_MAX], hi[PAT_SLOT_MAX];
   x->rd[PAT_SLOT_SEND] = c->sendbuf;
@@ -92,7 +94,7 @@ static int buffers_alloc(pat_exec *x, int ntmp) {
   x->rd[PAT_SLOT_RECV] = c->rank == c->root ? c->recvbuf : NULL;
   x->wr[PAT_SLOT_RECV] = c->rank == c->root ? c->recvbuf : NULL;
   for (int k = 0; k < PAT_SLOT_MAX; k++) {
-    lo[k] = c->count;
+    lo[k] = INT_MAX; /* hi < lo: not used */
     hi[k] = 0;
   }
   for (int i = 0; i < x->nops; i++) {
@@ -106,9 +108,9 @@ static int buffers_alloc(pat_exec *x, int ntmp) {
                            : hi[slots[j]];
       }
   }
-  for (int k = 0; k < ntmp && PAT_SLOT_TMP0 + k < PAT_SLOT_MAX; k++) {
+  for (int k = 0; PAT_SLOT_TMP0 + k < PAT_SLOT_MAX; k++) {
     int slot = PAT_SLOT_TMP0 + k;
-    if (hi[slot] < lo[slot]) /* not used */
+    if (hi[slot] < lo[slot])
       continue;
     /* at least one element: an empty range still needs an address */
     rc = pat_tmpbuf_alloc(&x->tmp[k],
@@ -379,7 +381,7 @@ int pat_exec_start(const pat_schedule *sched, const pat_call *call,
   x->held = x->ints + 3 * n;
   x->req_op = x->ints + 4 * n;
   x->idx = x->ints + 5 * n; /* 2 n */
-  rc = buffers_alloc(x, pat_schedule_ntmp(sched, call->rank));
+  rc = buffers_alloc(x);
   if (rc != MPI_SUCCESS)
     goto out;
   for (int i = 0; i < n; i++)
