@@ -119,7 +119,7 @@ static int cut(int lo, int hi, int d, int k) {
 /* ---- numbering after the fold ------------------------------------------ */
 
 typedef struct fold {
-  int P, q, rem, root;
+  int rem, root; /* P - q pairs fold; the root survives its pair */
 } fold;
 
 /* The rank of pair i that goes on. */
@@ -203,8 +203,7 @@ static void gather(scat *e, const fold *f, const pat_scatter_plan *plan, int w,
 
 static int emit_rank(pat_schedule *sched, const pat_sched_params *p, int rank,
                      const pat_scatter_plan *plan) {
-  fold f = {.P = p->nranks, .q = plan->q, .rem = p->nranks - plan->q,
-            .root = p->root};
+  fold f = {.rem = p->nranks - plan->q, .root = p->root};
   scat e = {.sched = sched, .p = p, .rank = rank, .acc = PAT_SLOT_SEND};
   int glo[PAT_SCATTER_MAX_ROUNDS + 1], ghi[PAT_SCATTER_MAX_ROUNDS + 1];
   int w = renumber(&f, rank), base = f.rem > 0, kmax = 2, g;

@@ -20,11 +20,12 @@
  * than the rank's first unfinished operation waits while
  * PAT_REDUCE_MAX_OUTSTANDING receives are in flight (held in program
  * order), so a message of a later round cannot take the receive port
- * from an earlier one.  Messages whose two sides are posted at the same time claim their ports
- * after everything else of that time, in the order of their sends in the
- * senders' programs: every rank's first send before any rank's second, so
- * a staggered exchange (radix-k) runs step by step as intended instead of
- * in the order ranks happen to be numbered.  Ports and processors are
+ * from an earlier one.  Messages whose two sides are posted at the same
+ * time claim their ports after everything else of that time, in the
+ * order of their sends in the senders' programs: every rank's first send
+ * before any rank's second, so a staggered exchange (radix-k) runs step
+ * by step as intended instead of in the order ranks happen to be
+ * numbered.  Ports and processors are
  * claimed when the event is processed.  Cost O(E log E) for E operations
  * plus dependency edges, memory O(E).
  *
