@@ -16,7 +16,11 @@
  *     model prediction;
  * and prints the table, with SMPI's own reduce (whichever
  * --cfg=smpi/reduce selects) run with a user op that charges gamma like
- * patreduce's combine, for a fair comparison.
+ * patreduce's combine, for a fair comparison, and SMPI's MPI_Reduce_scatter
+ * followed by MPI_Gatherv to the root with the same op (whichever
+ * --cfg=smpi/reduce_scatter and smpi/gather select: ompi_ring and
+ * ompi_binomial give the ring algorithm of SMPI's own collectives, which
+ * has no ring reduce).
  *
  * usage: test_smpi_bandwidth [count=N] [reps=R] [slack=S] [within=X]
  */
@@ -79,10 +83,42 @@ static void charged_sum(void *in, void *inout, int *len, MPI_Datatype *dt) {
   pat_reduce_local(in, inout, *len, *dt, MPI_SUM);
 }
 
-/* Median time-to-solution of reps balanced calls; 0 on a wrong result. */
-static double measure(pat_reduce_alg alg, MPI_Op op, MPI_Comm comm,
-                      const opts *o, const double *send, double *recv,
-                      int rank, int P, int *bad) {
+/* SMPI's reduce-scatter (blocks of count / P, the first count % P one
+ * element longer) then a gather of the blocks to root 0: a reduce built
+ * from SMPI's own collectives.  pat_reduce_using's signature. */
+static int rs_gather(pat_reduce_alg alg, const void *send, void *recv,
+                     int count, MPI_Datatype type, MPI_Op op, int root,
+                     MPI_Comm comm) {
+  int P, rank, rc;
+  (void)alg;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &rank);
+  int *counts = malloc((size_t)P * sizeof *counts);
+  int *displs = malloc((size_t)P * sizeof *displs);
+  for (int r = 0, at = 0; r < P; r++) {
+    counts[r] = count / P + (r < count % P);
+    displs[r] = at;
+    at += counts[r];
+  }
+  double *block = malloc(((size_t)counts[rank] + 1) * sizeof *block);
+  rc = MPI_Reduce_scatter(send, block, counts, type, op, comm);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Gatherv(block, counts[rank], type, recv, counts, displs, type,
+                     root, comm);
+  free(block);
+  free(displs);
+  free(counts);
+  return rc;
+}
+
+typedef int (*reduce_fn)(pat_reduce_alg, const void *, void *, int,
+                         MPI_Datatype, MPI_Op, int, MPI_Comm);
+
+/* Median time-to-solution of reps balanced calls of reduce(alg, ...); 0 on
+ * a wrong result. */
+static double measure(reduce_fn reduce, pat_reduce_alg alg, MPI_Op op,
+                      MPI_Comm comm, const opts *o, const double *send,
+                      double *recv, int rank, int P, int *bad) {
   double best[64], t[2];
   int n = o->reps < 64 ? o->reps : 64;
   for (int r = -1; r < n; r++) {
@@ -90,7 +126,7 @@ static double measure(pat_reduce_alg alg, MPI_Op op, MPI_Comm comm,
       recv[i] = -1;
     MPI_Barrier(comm);
     t[0] = -MPI_Wtime();
-    pat_reduce_using(alg, send, recv, o->count, MPI_DOUBLE, op, 0, comm);
+    reduce(alg, send, recv, o->count, MPI_DOUBLE, op, 0, comm);
     t[1] = MPI_Wtime();
     MPI_Reduce(rank == 0 ? MPI_IN_PLACE : t, t, 2, MPI_DOUBLE, MPI_MAX, 0,
                comm);
@@ -144,8 +180,8 @@ int main(int argc, char **argv) {
     if (model[a] < 0) /* no schedule without arrival times */
       continue;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    smpi[a] = measure((pat_reduce_alg)a, MPI_SUM, comm, &o, send, recv, rank, P,
-                      &bad);
+    smpi[a] = measure(pat_reduce_using, (pat_reduce_alg)a, MPI_SUM, comm, &o,
+                      send, recv, rank, P, &bad);
     MPI_Comm_free(&comm);
     if (rank == 0) {
       printf("%-14s %12.4f %12.4f %8.3f\n",
@@ -166,13 +202,19 @@ int main(int argc, char **argv) {
     double t;
     MPI_Op_create(charged_sum, 1, &charged);
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    t = measure(PAT_REDUCE_ALG_NATIVE, charged, comm, &o, send, recv, rank, P,
-                &bad);
-    MPI_Comm_free(&comm);
-    MPI_Op_free(&charged);
+    t = measure(pat_reduce_using, PAT_REDUCE_ALG_NATIVE, charged, comm, &o,
+                send, recv, rank, P, &bad);
     if (rank == 0)
       printf("%-14s %12.4f %12s %8s  (SMPI's reduce, gamma charged by the op)\n",
              "native+gamma", t * 1e3, "-", "-");
+    t = measure(rs_gather, PAT_REDUCE_ALG_NATIVE, charged, comm, &o, send,
+                recv, rank, P, &bad);
+    if (rank == 0)
+      printf("%-14s %12.4f %12s %8s  (SMPI's reduce_scatter + gatherv, gamma "
+             "charged by the op)\n",
+             "rs+gather", t * 1e3, "-", "-");
+    MPI_Comm_free(&comm);
+    MPI_Op_free(&charged);
   }
   if (rank == 0) {
     double want = model[PAT_REDUCE_ALG_BINOMIAL] / model[PAT_REDUCE_ALG_BUTTERFLY];
