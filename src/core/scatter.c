@@ -18,11 +18,11 @@
  * done; the root never moves, so no extra hop.
  *
  * Cost (q = P, byte model of pat_schedule_simulate, balanced): round i
- * sends and receives k_i - 1 pieces of s_i = m / (k_0 ... k_i) bytes in
- * staggered steps and combines each as it arrives; the gather moves them
- * back: sum_i [2 (k_i - 1) (alpha + s_i beta) + s_i gamma] while combines
- * hide behind receives (src/butterfly, src/radixk state their cases).  A
- * fold adds alpha + m (beta + gamma).
+ * sends and receives k_i - 1 pieces of s_i = m / (k_0 ... k_i) bytes at
+ * once, which share the ports and arrive together, then combines them;
+ * the gather moves them back: sum_i [2 alpha + 2 (k_i - 1) s_i beta +
+ * (k_i - 1) s_i gamma] (src/butterfly, src/radixk state their cases).  A
+ * fold adds about alpha + m (beta + gamma).
  *
  * Non-commutative ops.  Members of a group cover consecutive rank ranges
  * in digit order (the fold keeps rank order too), so a rank combines its

@@ -5,32 +5,37 @@
  * Model.  A rank can act from its arrival time on.  An operation is ready
  * when its dataflow predecessors (dataflow.c) have finished; a transfer is
  * posted then (not before the previous transfer on its channel).  A message
- * of b bytes starts once its send and its receive are both posted and the
- * sender's send port and the receiver's receive port are free (each rank
- * sends one message and receives one message at a time: full duplex); it
- * holds both ports for alpha + b beta, and both operations finish when it
- * ends.  A combine of b bytes holds the rank's processor for b gamma (one
- * combine at a time, overlapping its transfers); a copy costs nothing.
+ * of b bytes starts once its send and its receive are both posted: after a
+ * latency of alpha (whatever else is in flight: latencies overlap) its
+ * bytes flow through the sender's send port and the receiver's receive
+ * port (full duplex), each of which carries 1 / beta bytes per second,
+ * shared max-min fairly by the messages flowing through it; both
+ * operations finish with the last byte.  One message alone at both its
+ * ports thus takes alpha + b beta; k messages of b bytes out of one rank
+ * at once (a radix-k round) take alpha + k b beta together, and arrive
+ * together.  This is how SimGrid's SMPI prices concurrent messages
+ * (bench/platforms/curie.xml; its 5% reverse "cross-traffic" of TCP
+ * acknowledgements is left out).  A combine of b bytes holds the rank's
+ * processor for b gamma (one combine at a time, overlapping its
+ * transfers); a copy costs nothing.
  *
  * Method.  A discrete-event simulation over every rank's program: one
- * event per operation (ready, or for a combine its end) in an indexed heap
- * keyed by (time, operation), so resources go to operations in the order
- * of simulated time, ties by rank then program order: deterministic.
- * Receives are posted as the executor posts them: one of a later round
- * than the rank's first unfinished operation waits while
- * PAT_REDUCE_MAX_OUTSTANDING receives are in flight (held in program
- * order), so a message of a later round cannot take the receive port
- * from an earlier one.  Messages whose two sides are posted at the same
- * time claim their ports after everything else of that time, in the
- * order of their sends in the senders' programs: every rank's first send
- * before any rank's second, so a staggered exchange (radix-k) runs step
- * by step as intended instead of in the order ranks happen to be
- * numbered.  Ports and processors are
- * claimed when the event is processed.  Cost O(E log E) for E operations
- * plus dependency edges, memory O(E).
+ * event per operation (ready; a message's end of latency and its last
+ * byte; a combine's end) in an indexed heap keyed by (time, operation),
+ * so ties go by rank then program order: deterministic.  Receives are
+ * posted as the executor posts them: one of a later round than the rank's
+ * first unfinished operation waits while PAT_REDUCE_MAX_OUTSTANDING
+ * receives are in flight (held in program order).  When messages start or
+ * stop flowing at a port, the rates of the messages connected to it
+ * through shared ports are recomputed by progressive filling once all
+ * events of that time are processed, and their end events moved.  Cost
+ * O(E log E) for E operations plus dependency edges, plus per rate change
+ * the size of the connected messages (a radix-k group, a pair, one
+ * message); memory O(E).
  *
  * With alpha = d and beta = gamma = 0 this is the round-cost model of the
- * atomic algorithms: every message costs d, one at a time per receiver.
+ * atomic algorithms when a rank receives one message at a time (a tree:
+ * the executor's bound keeps it so): every message costs d.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -38,7 +43,7 @@
 #include "heap.h"
 #include "pat_internal.h"
 
-enum { WAITING = 0, QUEUED, HELD, POSTED, MATCHED, RUNNING, DONE };
+enum { WAITING = 0, QUEUED, HELD, POSTED, LATENT, FLOWING, RUNNING, DONE };
 
 typedef struct sim {
   const pat_schedule *s;
@@ -51,9 +56,9 @@ typedef struct sim {
   int *npend;      /* predecessors not finished */
   int *partner;    /* matching transfer, or -1 */
   unsigned char *state;
-  double *ready;               /* latest predecessor end, then its own end */
-  double *posted;              /* when a transfer was posted */
-  double *cpu, *sport, *rport; /* per rank: when free */
+  double *ready;  /* latest predecessor end, then its own end */
+  double *posted; /* when a transfer was posted */
+  double *cpu;    /* per rank: when its processor is free */
   const double *arrivals;
   pat_heap *events;
   /* the executor's bound on receives posted ahead: per rank the first
@@ -61,8 +66,21 @@ typedef struct sim {
    * FIFO linked through held_next) */
   int max_outstanding;
   int *first, *nrecv, *held_head, *held_tail, *held_next;
+  /* Flows (messages past their latency), by their send's id: bytes left
+   * at time last, at rate bytes per second.  Port 2 r is rank r's send
+   * port, 2 r + 1 its receive port; each lists its flows (doubly linked
+   * through link[2 g + side], side 0 at the send port, 1 at the
+   * receive port). */
+  double *left, *rate, *last;
+  int *port_head, *link_next, *link_prev;
+  /* the rate computation: ports whose flows changed at time dirty_t
+   * (dirty[] lists them), and per port and flow scratch (epoch stamps,
+   * capacity left, flows not yet fixed) */
+  int *dirty, ndirty, epoch;
+  double dirty_t;
+  int *port_seen, *flow_seen, *comp_port, *comp_flow, *nfree;
+  double *cap;
 } sim;
-
 static const pat_sched_op *op_of(const sim *x, int g) {
   int r = x->rank_of[g];
   return &pat_schedule_ops(x->s, r)[g - x->base[r]];
@@ -149,16 +167,139 @@ static int hold(sim *x, int g) {
   return 1;
 }
 
-/* Both sides of a message are posted: it runs when the ports are free. */
-static void transfer(sim *x, int snd, int rcv) {
-  const pat_sched_op *o = op_of(x, snd);
-  int from = x->rank_of[snd], to = x->rank_of[rcv];
-  double start = later(later(x->posted[snd], x->posted[rcv]),
-                       later(x->sport[from], x->rport[to]));
-  double end = start + x->m->alpha + (double)o->count * x->elem * x->m->beta;
-  x->sport[from] = x->rport[to] = end;
-  finish(x, snd, end);
-  finish(x, rcv, end);
+/* ---- flows: messages sharing their ports' bandwidth ---------------- */
+
+static int port_of(const sim *x, int g, int side) {
+  return side == 0 ? 2 * x->rank_of[g] : 2 * x->rank_of[x->partner[g]] + 1;
+}
+
+static void mark_dirty(sim *x, int port, double t) {
+  x->dirty_t = t;
+  if (x->port_seen[port] != -1) { /* not listed yet */
+    x->port_seen[port] = -1;
+    x->dirty[x->ndirty++] = port;
+  }
+}
+
+static void link_flow(sim *x, int g, double t) {
+  for (int side = 0; side < 2; side++) {
+    int p = port_of(x, g, side), l = 2 * g + side, h = x->port_head[p];
+    x->link_prev[l] = -1;
+    x->link_next[l] = h;
+    if (h >= 0)
+      x->link_prev[h] = l;
+    x->port_head[p] = l;
+    mark_dirty(x, p, t);
+  }
+}
+
+static void unlink_flow(sim *x, int g, double t) {
+  for (int side = 0; side < 2; side++) {
+    int p = port_of(x, g, side), l = 2 * g + side;
+    if (x->link_prev[l] >= 0)
+      x->link_next[x->link_prev[l]] = x->link_next[l];
+    else
+      x->port_head[p] = x->link_next[l];
+    if (x->link_next[l] >= 0)
+      x->link_prev[x->link_next[l]] = x->link_prev[l];
+    mark_dirty(x, p, t);
+  }
+}
+
+/* The flows that share a port with a dirty one, transitively (ports are
+ * connected by the flows between them), get their max-min fair rates at
+ * time t: every port carries 1 / beta bytes per second; all flows not yet
+ * fixed grow at the same rate until a port is full, whose flows are then
+ * fixed (progressive filling).  Ports whose fair share is within a
+ * relative 1e-9 of the least one are full together, so symmetric flows
+ * get bit-identical rates and end at the same time. */
+static void share(sim *x, double t) {
+  int nport = 0, nflow = 0, e = ++x->epoch;
+  double full = 1 / x->m->beta;
+  for (int i = 0; i < x->ndirty; i++) {
+    x->port_seen[x->dirty[i]] = e;
+    x->comp_port[nport++] = x->dirty[i];
+  }
+  x->ndirty = 0;
+  for (int i = 0; i < nport; i++) { /* breadth first: nport grows */
+    int p = x->comp_port[i];
+    x->cap[p] = full;
+    x->nfree[p] = 0;
+    for (int l = x->port_head[p]; l >= 0; l = x->link_next[l]) {
+      int g = l / 2, q = port_of(x, g, 1 - l % 2);
+      x->nfree[p]++;
+      if (x->flow_seen[g] == e)
+        continue;
+      x->flow_seen[g] = e;
+      x->comp_flow[nflow++] = g;
+      x->left[g] -= x->rate[g] * (t - x->last[g]);
+      x->left[g] = x->left[g] > 0 ? x->left[g] : 0;
+      x->last[g] = t;
+      if (x->port_seen[q] != e) {
+        x->port_seen[q] = e;
+        x->comp_port[nport++] = q;
+      }
+    }
+  }
+  for (;;) {
+    double least = HUGE_VAL;
+    for (int i = 0; i < nport; i++) {
+      int p = x->comp_port[i];
+      if (x->nfree[p] > 0 && x->cap[p] / x->nfree[p] < least)
+        least = x->cap[p] / x->nfree[p];
+    }
+    if (least == HUGE_VAL)
+      break;
+    least = least > 0 ? least : full * 1e-300; /* rounding: never 0 */
+    for (int i = 0; i < nport; i++) {
+      int p = x->comp_port[i];
+      if (x->nfree[p] == 0 || x->cap[p] / x->nfree[p] > least * (1 + 1e-9))
+        continue;
+      for (int l = x->port_head[p]; l >= 0; l = x->link_next[l]) {
+        int g = l / 2;
+        if (x->flow_seen[g] != e) /* fixed in this pass */
+          continue;
+        x->flow_seen[g] = 0; /* fixed: epochs start at 1 */
+        x->rate[g] = least;
+        for (int side = 0; side < 2; side++) {
+          int q = port_of(x, g, side);
+          x->cap[q] -= least;
+          x->nfree[q]--;
+        }
+      }
+    }
+  }
+  for (int i = 0; i < nflow; i++) {
+    int g = x->comp_flow[i];
+    double end = t + x->left[g] / x->rate[g];
+    if (pat_heap_contains(x->events, g))
+      pat_heap_update(x->events, g, end, 0);
+    else
+      pat_heap_push(x->events, g, end, 0);
+  }
+}
+
+/* Both sides of a message are posted: it starts, and its latency runs
+ * (alpha, whatever else the ports carry). */
+static void transfer(sim *x, int snd, double t) {
+  x->state[snd] = LATENT;
+  pat_heap_push(x->events, snd, t + x->m->alpha, 0);
+}
+
+/* A message's latency is over: its bytes flow, or it ends if it has none
+ * or the bandwidth is infinite. */
+static void flow(sim *x, int snd, double t) {
+  double bytes = (double)op_of(x, snd)->count * x->elem;
+  if (bytes > 0 && x->m->beta > 0) {
+    x->state[snd] = FLOWING;
+    x->left[snd] = bytes;
+    x->rate[snd] = 0;
+    x->last[snd] = t;
+    link_flow(x, snd, t);
+  } else {
+    finish(x, snd, t);
+    finish(x, x->partner[snd], t);
+  }
 }
 
 static void on_event(sim *x, int g, double t) {
@@ -166,8 +307,12 @@ static void on_event(sim *x, int g, double t) {
   int r = x->rank_of[g], i = g - x->base[r];
   if (x->state[g] == RUNNING) { /* a combine's end */
     finish(x, g, t);
-  } else if (x->state[g] == MATCHED) { /* a send whose receive is posted */
-    transfer(x, g, x->partner[g]);
+  } else if (x->state[g] == LATENT) {
+    flow(x, g, t);
+  } else if (x->state[g] == FLOWING) { /* a message's last byte */
+    unlink_flow(x, g, t);
+    finish(x, g, t);
+    finish(x, x->partner[g], t);
   } else if (o->kind == PAT_SCHED_COMBINE) {
     double start = later(t, x->cpu[r]);
     x->cpu[r] = start + (double)o->count * x->elem * x->m->gamma;
@@ -180,15 +325,8 @@ static void on_event(sim *x, int g, double t) {
     x->nrecv[r] += o->kind == PAT_SCHED_RECV;
     x->state[g] = POSTED;
     x->posted[g] = t;
-    if (x->partner[g] >= 0 && x->state[x->partner[g]] == POSTED) {
-      /* messages matched at the same time claim ports in the order of
-       * their sends in the senders' programs (after everything else
-       * of that time is posted): a rank's k-th send before any rank's
-       * (k+1)-th, as staggered exchanges intend */
-      int snd = o->kind == PAT_SCHED_SEND ? g : x->partner[g];
-      x->state[snd] = MATCHED;
-      pat_heap_push(x->events, snd, t, 1 + snd - x->base[x->rank_of[snd]]);
-    }
+    if (x->partner[g] >= 0 && x->state[x->partner[g]] == POSTED)
+      transfer(x, o->kind == PAT_SCHED_SEND ? g : x->partner[g], t);
     if (next >= 0)
       maybe_queue(x, x->base[r] + next);
   }
@@ -258,13 +396,24 @@ static void sim_free(sim *x) {
   free(x->ready);
   free(x->posted);
   free(x->cpu);
-  free(x->sport);
-  free(x->rport);
   free(x->first);
   free(x->nrecv);
   free(x->held_head);
   free(x->held_tail);
   free(x->held_next);
+  free(x->left);
+  free(x->rate);
+  free(x->last);
+  free(x->port_head);
+  free(x->link_next);
+  free(x->link_prev);
+  free(x->dirty);
+  free(x->port_seen);
+  free(x->flow_seen);
+  free(x->comp_port);
+  free(x->comp_flow);
+  free(x->nfree);
+  free(x->cap);
   pat_heap_free(x->events);
 }
 
@@ -275,17 +424,23 @@ static int sim_alloc(sim *x) {
   x->base = malloc((size_t)(x->P + 1) * sizeof *x->base);
   x->deps = calloc((size_t)x->P, sizeof *x->deps);
   x->cpu = calloc((size_t)x->P, sizeof *x->cpu);
-  x->sport = calloc((size_t)x->P, sizeof *x->sport);
-  x->rport = calloc((size_t)x->P, sizeof *x->rport);
+  x->port_head = malloc((size_t)(2 * x->P) * sizeof *x->port_head);
+  x->dirty = malloc((size_t)(2 * x->P) * sizeof *x->dirty);
+  x->port_seen = calloc((size_t)(2 * x->P), sizeof *x->port_seen);
+  x->comp_port = malloc((size_t)(2 * x->P) * sizeof *x->comp_port);
+  x->nfree = malloc((size_t)(2 * x->P) * sizeof *x->nfree);
+  x->cap = malloc((size_t)(2 * x->P) * sizeof *x->cap);
   x->first = calloc((size_t)x->P, sizeof *x->first);
   x->nrecv = calloc((size_t)x->P, sizeof *x->nrecv);
   x->held_head = malloc((size_t)x->P * sizeof *x->held_head);
   x->held_tail = malloc((size_t)x->P * sizeof *x->held_tail);
-  if (!x->base || !x->deps || !x->cpu || !x->sport || !x->rport ||
-      !x->first || !x->nrecv || !x->held_head || !x->held_tail)
+  if (!x->base || !x->deps || !x->cpu || !x->port_head || !x->dirty ||
+      !x->port_seen || !x->comp_port || !x->nfree || !x->cap || !x->first || !x->nrecv || !x->held_head || !x->held_tail)
     return PAT_ERR_NO_MEMORY;
   for (int r = 0; r < x->P; r++)
     x->held_head[r] = x->held_tail[r] = -1;
+  for (int p = 0; p < 2 * x->P; p++)
+    x->port_head[p] = -1;
   x->base[0] = 0;
   for (int r = 0; r < x->P; r++) {
     if (!pat_schedule_has_rank(x->s, r))
@@ -301,8 +456,17 @@ static int sim_alloc(sim *x) {
   x->posted = calloc((size_t)n + 1, sizeof *x->posted);
   x->events = pat_heap_alloc(n);
   x->held_next = malloc((size_t)(n + 1) * sizeof *x->held_next);
+  x->left = malloc((size_t)(n + 1) * sizeof *x->left);
+  x->rate = malloc((size_t)(n + 1) * sizeof *x->rate);
+  x->last = malloc((size_t)(n + 1) * sizeof *x->last);
+  x->link_next = malloc((size_t)(2 * n + 1) * sizeof *x->link_next);
+  x->link_prev = malloc((size_t)(2 * n + 1) * sizeof *x->link_prev);
+  x->flow_seen = calloc((size_t)n + 1, sizeof *x->flow_seen);
+  x->comp_flow = malloc((size_t)(n + 1) * sizeof *x->comp_flow);
   if (!x->rank_of || !x->npend || !x->partner || !x->state || !x->ready ||
-      !x->posted || !x->events || !x->held_next)
+      !x->posted || !x->events || !x->held_next || !x->left || !x->rate ||
+      !x->last || !x->link_next || !x->link_prev || !x->flow_seen ||
+      !x->comp_flow)
     return PAT_ERR_NO_MEMORY;
   for (int r = 0; r < x->P && err == PAT_SUCCESS; r++) {
     err = pat_deps_alloc(pat_schedule_ops(x->s, r), pat_schedule_nops(x->s, r),
@@ -342,13 +506,20 @@ int pat_schedule_simulate(const pat_schedule *sched, const double *arrivals,
   if (err != PAT_SUCCESS)
     goto out;
   for (int r = 0; r < x.P; r++) {
-    x.cpu[r] = x.sport[r] = x.rport[r] = arrivals ? arrivals[r] : 0.0;
+    x.cpu[r] = arrivals ? arrivals[r] : 0.0;
     for (int g = x.base[r]; g < x.base[r + 1]; g++)
       maybe_queue(&x, g);
   }
-  while (pat_heap_size(x.events) > 0) {
-    double t;
-    int g = pat_heap_pop_min(x.events, &t, NULL);
+  for (;;) {
+    double t = HUGE_VAL;
+    int g;
+    pat_heap_peek_min(x.events, &t, NULL);
+    if (x.ndirty > 0 && t > x.dirty_t) { /* before time moves on */
+      share(&x, x.dirty_t);
+      continue;
+    }
+    if ((g = pat_heap_pop_min(x.events, &t, NULL)) < 0)
+      break;
     on_event(&x, g, t);
   }
   *completion = arrivals ? arrivals[root] : 0.0;

@@ -1,7 +1,8 @@
 /* Unit tests (no MPI run): pat_schedule_simulate charges alpha + bytes beta
- * per message (one in and one out at a time per rank) and bytes gamma per
- * combine, as the dataflow executor runs the schedule; checked against
- * times computed by hand for binomial trees and a hand-written ring. */
+ * per message (messages at one port share its bandwidth, latencies
+ * overlap) and bytes gamma per combine, as the dataflow executor runs the
+ * schedule; checked against times computed by hand for binomial trees, a
+ * hand-written ring and messages sharing ports. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -66,7 +67,8 @@ static void add(pat_schedule *s, int r, pat_sched_kind kind, int round,
 
 /* Ring reduce-scatter over P blocks of c elements, then every block sent
  * straight to root 0: P - 1 steps of alpha + b (beta + gamma), then P - 1
- * messages of alpha + b beta one after the other into the root. */
+ * messages into the root at once, which share its receive port: alpha +
+ * (P - 1) b beta. */
 static void ring_by_hand(void **state) {
   enum { P = 3, C = 1000 };
   pat_sched_params p = {.nranks = P,
@@ -97,27 +99,31 @@ static void ring_by_hand(void **state) {
   }
   add(s, 0, PAT_SCHED_COPY, P - 1, -1, T0, R, 1 * C, C);
   assert_int_equal(pat_schedule_simulate(s, NULL, NULL, &t), PAT_SUCCESS);
-  near(t, (P - 1) * (M.alpha + b * (M.beta + M.gamma)) +
-              (P - 1) * (M.alpha + b * M.beta));
-  /* Rank 2 late by L; x = alpha + b beta.  Rank 2's step-0 receive runs
-   * from L, its step-1 receive from L + x (rank 1's send port is busy until
-   * then), so its block is complete at L + 2x + b gamma; ranks 0 and 1
-   * complete theirs at L + 2x + 2 b gamma.  The root's final receives are
-   * of a later round than its step-1 combine, so as in the executor
-   * (PAT_REDUCE_MAX_OUTSTANDING = 1) only the first, from rank 1, is
-   * posted early and rank 2's waits for it: rank 1's block enters at
-   * L + 3x + 2 b gamma, rank 2's at L + 4x + 2 b gamma -- less than a
-   * round-by-round execution's L + 2 (x + b gamma) + 2x. */
+  near(t, (P - 1) * (M.alpha + b * (M.beta + M.gamma)) + M.alpha +
+              (P - 1) * b * M.beta);
+  /* Rank 2 late by L; x = alpha + b beta, c = b gamma.  Rank 2's step-0
+   * receive runs from L; its step-1 receive is held (the executor's
+   * bound, PAT_REDUCE_MAX_OUTSTANDING = 1) until that one ends at L + x,
+   * so its block is complete at L + 2x + c; ranks 0 and 1 get their
+   * step-1 blocks from senders that combined until L + x + c, and
+   * complete theirs at L + 2x + 2c.  The root's final receives are of a
+   * later round than its step-1 combine, so only the first, from rank 1,
+   * is posted early (at L + 2x + c) and rank 2's waits for that combine;
+   * both messages then start at L + 2x + 2c and share the root's receive
+   * port: alpha + 2 b beta -- less than a round-by-round execution's
+   * L + 2 (x + c) + 2x. */
   {
     double a[P] = {0, 0, 1e-4}, x = M.alpha + b * M.beta;
     assert_int_equal(pat_schedule_simulate(s, a, NULL, &t), PAT_SUCCESS);
-    near(t, 1e-4 + 4 * x + 2 * b * M.gamma);
+    near(t, 1e-4 + 2 * x + 2 * b * M.gamma + M.alpha + 2 * b * M.beta);
   }
   pat_schedule_free(s);
 }
 
-/* Two messages into one rank share its receive port; a combine holds the
- * processor; a send to a late peer does not delay independent work. */
+/* Two messages into one rank share its receive port: both latencies run
+ * at once, then each gets half the bandwidth, so both end at
+ * alpha + 2 b beta; a combine holds the processor, so the two combines
+ * run one after the other. */
 static void ports_and_processor(void **state) {
   pat_sched_params p = {.nranks = 3,
                         .root = 0,
@@ -137,8 +143,51 @@ static void ports_and_processor(void **state) {
   add(s, 0, PAT_SCHED_COMBINE, 0, -1, PAT_SLOT_TMP0, PAT_SLOT_RECV, 0, 1);
   add(s, 0, PAT_SCHED_COMBINE, 0, -1, PAT_SLOT_TMP0 + 1, PAT_SLOT_RECV, 0, 1);
   assert_int_equal(pat_schedule_simulate(s, NULL, NULL, &t), PAT_SUCCESS);
-  /* second message after the first; its combine after both */
-  near(t, 2 * (M.alpha + b * M.beta) + b * M.gamma);
+  near(t, M.alpha + 2 * b * M.beta + 2 * b * M.gamma);
+  pat_schedule_free(s);
+}
+
+/* Max-min fair sharing: rank 1 sends b bytes each to ranks 0, 2 and 4,
+ * rank 3 sends 4 b to rank 0.  After their latencies (alpha, together),
+ * rank 1's send port is the bottleneck: its three messages get a third
+ * of the bandwidth each and end at alpha + 3 b beta; rank 3's message
+ * gets what is left at rank 0's receive port, two thirds, so it has moved
+ * 2 b by then and its last 2 b take 2 b beta at full rate: it ends at
+ * alpha + 5 b beta (an equal split of rank 0's port would give
+ * alpha + 5.5 b beta; one message at a time per port alpha + 5 b beta
+ * only if rank 3's went first, and then the combine of rank 1's piece
+ * would come last).  Rank 0's combine of rank 1's piece runs meanwhile;
+ * that of rank 3's ends the call: alpha + 5 b beta + 4 b gamma. */
+static void max_min_sharing(void **state) {
+  pat_sched_params p = {.nranks = 5,
+                        .root = 0,
+                        .count = 4,
+                        .commutative = 1,
+                        .model = M,
+                        .elem_size = 4000};
+  pat_schedule *s = NULL;
+  double b = 4000, t = -1;
+  (void)state;
+  assert_int_equal(pat_schedule_alloc(&p, &s), PAT_SUCCESS);
+  add(s, 1, PAT_SCHED_SEND, 0, 0, PAT_SLOT_SEND, -1, 0, 1);
+  add(s, 1, PAT_SCHED_SEND, 0, 2, PAT_SLOT_SEND, -1, 1, 1);
+  add(s, 1, PAT_SCHED_SEND, 0, 4, PAT_SLOT_SEND, -1, 2, 1);
+  add(s, 3, PAT_SCHED_SEND, 0, 0, PAT_SLOT_SEND, -1, 0, 4);
+  add(s, 2, PAT_SCHED_RECV, 0, 1, -1, PAT_SLOT_TMP0, 1, 1);
+  add(s, 4, PAT_SCHED_RECV, 0, 1, -1, PAT_SLOT_TMP0, 2, 1);
+  add(s, 0, PAT_SCHED_RECV, 0, 1, -1, PAT_SLOT_TMP0, 0, 1);
+  add(s, 0, PAT_SCHED_RECV, 0, 3, -1, PAT_SLOT_TMP0 + 1, 0, 4);
+  add(s, 0, PAT_SCHED_COPY, 0, -1, PAT_SLOT_SEND, PAT_SLOT_RECV, 0, 4);
+  add(s, 0, PAT_SCHED_COMBINE, 0, -1, PAT_SLOT_TMP0, PAT_SLOT_RECV, 0, 1);
+  add(s, 0, PAT_SCHED_COMBINE, 0, -1, PAT_SLOT_TMP0 + 1, PAT_SLOT_RECV, 0, 4);
+  assert_int_equal(pat_schedule_simulate(s, NULL, NULL, &t), PAT_SUCCESS);
+  near(t, M.alpha + 5 * b * M.beta + 4 * b * M.gamma);
+  /* infinite bandwidth: every message takes alpha, all at once; then the
+   * two combines, one after the other */
+  assert_int_equal(
+      pat_schedule_simulate(s, NULL, &(pat_model){2e-6, 0, 1e-9}, &t),
+      PAT_SUCCESS);
+  near(t, 2e-6 + (1 + 4) * b * 1e-9);
   pat_schedule_free(s);
 }
 
@@ -162,6 +211,7 @@ int main(void) {
       cmocka_unit_test(binomial_by_hand),
       cmocka_unit_test(ring_by_hand),
       cmocka_unit_test(ports_and_processor),
+      cmocka_unit_test(max_min_sharing),
       cmocka_unit_test(unmatched_schedule_is_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
