@@ -128,8 +128,11 @@ static double measure(reduce_fn reduce, pat_reduce_alg alg, MPI_Op op,
     t[0] = -MPI_Wtime();
     reduce(alg, send, recv, o->count, MPI_DOUBLE, op, 0, comm);
     t[1] = MPI_Wtime();
+    /* on MPI_COMM_WORLD: SMPI's mpich reduce sets up every new
+     * communicator for SMP on first use (an allgather, O(P^2) messages:
+     * minutes of real time at P = 1024) */
     MPI_Reduce(rank == 0 ? MPI_IN_PLACE : t, t, 2, MPI_DOUBLE, MPI_MAX, 0,
-               comm);
+               MPI_COMM_WORLD);
     if (rank == 0) {
       for (int i = 0; i < o->count; i++)
         if (recv[i] != (double)(i % 7) * P + (double)P * (P - 1) / 2) {
