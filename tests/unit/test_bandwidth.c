@@ -1,9 +1,11 @@
-/* Unit tests (no MPI run) of the bandwidth family ring, butterfly and
- * radixk: their schedules validate for every P in 1..257 (every root up to
- * P = 64, roots that matter to the fold and the ends above), the byte
- * model's simulation reproduces each header's cost formula, radix-k with
- * radices 2 is butterfly, and radix vectors are chosen or rejected as the
- * README says.  (pipeline has its own file.) */
+/* Unit tests (no MPI run) of the bandwidth family ring, butterfly, radixk
+ * and (commutative ops; its own file has the rest) pipeline: their
+ * schedules validate (every root up to P = 32, to 64 for butterfly and
+ * radixk, sampled roots above; every root of every P to 257 for ring and
+ * commutative pipeline, by rotation), the byte model's simulation
+ * reproduces each header's cost formula, radix-k with radices 2 is
+ * butterfly, and radix vectors are chosen or rejected as the README
+ * says. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,8 +26,9 @@ static const pat_reduce_alg family[] = {
     PAT_REDUCE_ALG_RING, PAT_REDUCE_ALG_BUTTERFLY, PAT_REDUCE_ALG_RADIXK};
 enum { NFAMILY = sizeof family / sizeof family[0] };
 
-static pat_schedule *build(pat_reduce_alg alg, int P, int root, int count,
-                           int comm, int in_place) {
+/* rank's program alone, or every rank's for rank -1. */
+static pat_schedule *build_rank(pat_reduce_alg alg, int P, int root, int count,
+                                int comm, int in_place, int rank) {
   pat_sched_params p = {.nranks = P,
                         .root = root,
                         .count = count,
@@ -34,7 +37,7 @@ static pat_schedule *build(pat_reduce_alg alg, int P, int root, int count,
                         .model = curie,
                         .elem_size = 8};
   pat_schedule *s = NULL;
-  int err = pat_schedule_build(alg, &p, -1, &s);
+  int err = pat_schedule_build(alg, &p, rank, &s);
   if (alg == PAT_REDUCE_ALG_RING && !comm) {
     /* the ring cannot keep rank order: its row sends these to butterfly */
     assert_int_equal(err, PAT_ERR_INVALID_ARG);
@@ -46,6 +49,11 @@ static pat_schedule *build(pat_reduce_alg alg, int P, int root, int count,
              pat_reduce_algorithm_name(alg), P, root, count, comm, in_place,
              pat_strerror(err));
   return s;
+}
+
+static pat_schedule *build(pat_reduce_alg alg, int P, int root, int count,
+                           int comm, int in_place) {
+  return build_rank(alg, P, root, count, comm, in_place, -1);
 }
 
 static void expect_valid(pat_reduce_alg alg, int P, int root, int count) {
@@ -68,8 +76,8 @@ static void expect_valid(pat_reduce_alg alg, int P, int root, int count) {
  * fewer than P: empty blocks, uneven blocks); every root up to 64 for
  * butterfly and radixk; above, every P with the roots that matter: the
  * ends and the middle, and for butterfly the last folded and first
- * unfolded rank (q the power of two below P).  The ring's schedule for
- * root r is root 0's rotated, so its roots above 32 are sampled. */
+ * unfolded rank (q the power of two below P).  Every root of the ring
+ * and of commutative pipeline: valid_rot_* below. */
 static void valid_every_root_to_32(void **state) {
   (void)state;
   for (int a = 0; a < NFAMILY; a++)
@@ -122,6 +130,122 @@ static void valid_sampled_roots_to_257(void **state) {
     expect_valid_one(PAT_REDUCE_ALG_RING, P, P % 3 ? P - 1 : P / 2, 3 * P + 1,
                      1, P % 2);
   }
+}
+
+/* ---- every root by rotation (commutative ops) ------------------------ */
+
+/* Validating every root of every P to 257 costs O(P^4) for the ring (P
+ * roots of 3 P^2 operations each: over ten minutes) and minutes for pipeline,
+ * butterfly and radixk.  For a commutative op a rotation does instead:
+ *
+ * Claim.  Let S' be S with rank i's program moved to rank
+ * pi(i) = i + t (mod P), every peer p replaced by pi(p), the root by
+ * pi(root), the other parameters unchanged.  For a commutative op
+ * pat_schedule_validate accepts S' iff it accepts S.  Its passes
+ * (src/core/validate.c): (1) the static checks look at a rank's own
+ * operations, the peer's range and its difference from the rank, and the
+ * rank only through "rank == root" (which slots it may use, in-place
+ * aliasing): all kept by pi; (2) matching pairs the k-th send a -> b with
+ * b's k-th receive from a: pairs map to pairs; (3) the abstract run: a
+ * rank's dataflow (pat_deps_alloc) is a function of its program and of
+ * whether it is an in-place root, the channels map to channels, so the
+ * operations that ever start (a closure, whatever the worklist order)
+ * map to each other; the accesses to one (rank, buffer, piece) are
+ * ordered by the dataflow, so what each piece holds and whether it is
+ * read before written, overwritten unread or given a rank twice does
+ * not depend on the order either, and values, sets of ranks for a
+ * commutative op, map by pi; (4) the root's result holds every rank once
+ * iff its image does (pi is a bijection; rank order is checked for
+ * non-commutative ops only).
+ *
+ * So if root 0's schedule validates and root r's is root 0's rotated by
+ * t = r, root r's validates.  The test checks that for every root, every
+ * rank's program, built alone as each rank builds it in a call, equals
+ * the program of rank v = rank - root (mod P) in root 0's schedule (built
+ * whole) with its peers p relabelled p + root (mod P), operation by
+ * operation (root 0: each rank's program built alone is the whole
+ * schedule's).  It holds for the ring (src/ring: v = rank - root
+ * numbers everything; non-commutative ops are refused, the row needs
+ * commutative ones) and for pipeline with a commutative op (one chain
+ * over v); not for butterfly and radixk, whose fold pairs and digits are
+ * fixed rank positions. */
+static void expect_rotated(pat_reduce_alg alg, int P, int count, int in_place) {
+  pat_schedule *z = build(alg, P, 0, count, 1, in_place);
+  for (int root = 0; root < P; root++)
+    for (int r = 0; r < P; r++) {
+      pat_schedule *s = build_rank(alg, P, root, count, 1, in_place, r);
+      int v = (r - root + P) % P, n = pat_schedule_nops(z, v);
+      const pat_sched_op *a = pat_schedule_ops(s, r);
+      const pat_sched_op *b = pat_schedule_ops(z, v);
+      if (pat_schedule_nops(s, r) != n)
+        fail_msg("%s P=%d count=%d in_place=%d: rank %d at root %d has %d "
+                 "operations, rank %d at root 0 %d",
+                 pat_reduce_algorithm_name(alg), P, count, in_place, r, root,
+                 pat_schedule_nops(s, r), v, n);
+      for (int i = 0; i < n; i++) {
+        pat_sched_op o = b[i];
+        if (o.kind == PAT_SCHED_SEND || o.kind == PAT_SCHED_RECV)
+          o.peer = (o.peer + root) % P;
+        if (o.kind != a[i].kind || o.round != a[i].round ||
+            o.peer != a[i].peer || o.src != a[i].src || o.dst != a[i].dst ||
+            o.offset != a[i].offset || o.count != a[i].count)
+          fail_msg("%s P=%d count=%d in_place=%d: rank %d op %d at root %d "
+                   "is not rank %d's at root 0 rotated",
+                   pat_reduce_algorithm_name(alg), P, count, in_place, r, i,
+                   root, v);
+      }
+      pat_schedule_free(s);
+    }
+  pat_schedule_free(z);
+}
+
+/* Root 0's schedule validates and every root's is its rotation, for P in
+ * [lo, hi], in place and not. */
+static void rotations(pat_reduce_alg alg, int lo, int hi) {
+  for (int P = lo; P <= hi; P++)
+    for (int in_place = 0; in_place < 2; in_place++) {
+      expect_valid_one(alg, P, 0, 3 * P + 1, 1, in_place);
+      expect_rotated(alg, P, 3 * P + 1, in_place);
+    }
+}
+
+/* The ring only serves commutative ops (its row needs them; build() checks
+ * that every non-commutative build is refused) */
+static void ring_refuses_non_commutative(void) {
+  for (int P = 1; P <= 257; P++)
+    for (int root = 0; root < P; root++)
+      for (int in_place = 0; in_place < 2; in_place++)
+        assert_null(build_rank(PAT_REDUCE_ALG_RING, P, root, 3 * P + 1, 0,
+                               in_place, root));
+}
+
+/* The rotation checks cost O(P^4) for the ring (P roots x P ranks x 3 P
+ * operations), O(P^2 N) per P for pipeline's N segments: shards of about
+ * equal cost, each its own ctest (tests/CMakeLists.txt). */
+static void valid_rot_ring_a(void **state) {
+  (void)state;
+  ring_refuses_non_commutative();
+  rotations(PAT_REDUCE_ALG_RING, 1, 181);
+}
+static void valid_rot_ring_b(void **state) {
+  (void)state;
+  rotations(PAT_REDUCE_ALG_RING, 182, 215);
+}
+static void valid_rot_ring_c(void **state) {
+  (void)state;
+  rotations(PAT_REDUCE_ALG_RING, 216, 238);
+}
+static void valid_rot_ring_d(void **state) {
+  (void)state;
+  rotations(PAT_REDUCE_ALG_RING, 239, 257);
+}
+static void valid_rot_pipeline_a(void **state) {
+  (void)state;
+  rotations(PAT_REDUCE_ALG_PIPELINE, 1, 209);
+}
+static void valid_rot_pipeline_b(void **state) {
+  (void)state;
+  rotations(PAT_REDUCE_ALG_PIPELINE, 210, 257);
 }
 
 /* ---- the cost formulas --------------------------------------------- */
@@ -347,6 +471,12 @@ int main(int argc, char **argv) {
       cmocka_unit_test(valid_every_root_to_32),
       cmocka_unit_test(valid_to_64),
       cmocka_unit_test(valid_sampled_roots_to_257),
+      cmocka_unit_test(valid_rot_ring_a),
+      cmocka_unit_test(valid_rot_ring_b),
+      cmocka_unit_test(valid_rot_ring_c),
+      cmocka_unit_test(valid_rot_ring_d),
+      cmocka_unit_test(valid_rot_pipeline_a),
+      cmocka_unit_test(valid_rot_pipeline_b),
       cmocka_unit_test(ring_cost),
       cmocka_unit_test(butterfly_cost),
       cmocka_unit_test(radixk_cost),
