@@ -9,7 +9,7 @@ MPIEXEC_FLAGS ?= --oversubscribe --bind-to none --mca mpi_yield_when_idle 1
 export OMPI_ALLOW_RUN_AS_ROOT = 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
 
-.PHONY: all deps build demo test reproduce clean
+.PHONY: all deps build demo test test-long reproduce clean
 all: build
 
 deps:
@@ -45,7 +45,11 @@ reproduce: build
 	BUILD=$(BUILD) scripts/reproduce.sh report
 
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE long
+
+# The exhaustive sweeps too slow for every run (ctest label long).
+test-long: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L long
 
 clean:
 	rm -rf $(BUILD)

@@ -6,6 +6,10 @@
  * reproduces each header's cost formula, radix-k with radices 2 is
  * butterfly, and radix vectors are chosen or rejected as the README
  * says. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* fnmatch */
+#endif
+#include <fnmatch.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -248,6 +252,49 @@ static void valid_rot_pipeline_b(void **state) {
   rotations(PAT_REDUCE_ALG_PIPELINE, 210, 257);
 }
 
+/* ---- every root, by brute force (ctest label long) ------------------ */
+
+/* What rotation cannot cover: butterfly and radixk (fold pairs and digits
+ * are fixed rank positions) and pipeline with a non-commutative op, every
+ * root of every P above the ranges the tests above cover whole, validated
+ * one by one: about 15 minutes of CPU (Release), so these run with
+ * `ctest -L long` (make test-long), not in make test. */
+static void full_roots(pat_reduce_alg alg, int lo, int hi, int comm_too) {
+  for (int P = lo; P <= hi; P++)
+    for (int root = 0; root < P; root++) {
+      if (comm_too) {
+        expect_valid(alg, P, root, 3 * P + 1);
+      } else {
+        expect_valid_one(alg, P, root, 3 * P + 1, 0, 0);
+        expect_valid_one(alg, P, root, 3 * P + 1, 0, 1);
+      }
+    }
+}
+static void long_butterfly_a(void **state) {
+  (void)state;
+  full_roots(PAT_REDUCE_ALG_BUTTERFLY, 65, 200, 1);
+}
+static void long_butterfly_b(void **state) {
+  (void)state;
+  full_roots(PAT_REDUCE_ALG_BUTTERFLY, 201, 240, 1);
+}
+static void long_butterfly_c(void **state) {
+  (void)state;
+  full_roots(PAT_REDUCE_ALG_BUTTERFLY, 241, 257, 1);
+}
+static void long_radixk_a(void **state) {
+  (void)state;
+  full_roots(PAT_REDUCE_ALG_RADIXK, 65, 200, 1);
+}
+static void long_radixk_b(void **state) {
+  (void)state;
+  full_roots(PAT_REDUCE_ALG_RADIXK, 201, 257, 1);
+}
+static void long_pipeline(void **state) {
+  (void)state;
+  full_roots(PAT_REDUCE_ALG_PIPELINE, 41, 257, 0);
+}
+
 /* ---- the cost formulas --------------------------------------------- */
 
 static double simulate(pat_reduce_alg alg, int P, int root, int count) {
@@ -463,11 +510,11 @@ static void radixk_binary_is_butterfly(void **state) {
   pat_reduce_config_reload();
 }
 
-/* Usage: test_bandwidth [PATTERN [SKIP]]: only the tests whose names match
- * the cmocka filter PATTERN, less those matching SKIP (ctest runs the
- * validation and the rest apart). */
+/* Usage: test_bandwidth [PATTERN [SKIP...]]: only the tests whose names
+ * match the shell pattern PATTERN, less those matching any SKIP (ctest
+ * runs the validation, the long sweeps and the rest apart). */
 int main(int argc, char **argv) {
-  const struct CMUnitTest tests[] = {
+  static const struct CMUnitTest all[] = {
       cmocka_unit_test(valid_every_root_to_32),
       cmocka_unit_test(valid_to_64),
       cmocka_unit_test(valid_sampled_roots_to_257),
@@ -477,6 +524,12 @@ int main(int argc, char **argv) {
       cmocka_unit_test(valid_rot_ring_d),
       cmocka_unit_test(valid_rot_pipeline_a),
       cmocka_unit_test(valid_rot_pipeline_b),
+      cmocka_unit_test(long_butterfly_a),
+      cmocka_unit_test(long_butterfly_b),
+      cmocka_unit_test(long_butterfly_c),
+      cmocka_unit_test(long_radixk_a),
+      cmocka_unit_test(long_radixk_b),
+      cmocka_unit_test(long_pipeline),
       cmocka_unit_test(ring_cost),
       cmocka_unit_test(butterfly_cost),
       cmocka_unit_test(radixk_cost),
@@ -484,9 +537,19 @@ int main(int argc, char **argv) {
       cmocka_unit_test(radixk_vectors_parsed_or_rejected),
       cmocka_unit_test(radixk_binary_is_butterfly),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  if (argc > 2)
-    cmocka_set_skip_filter(argv[2]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  enum { NALL = sizeof all / sizeof all[0] };
+  struct CMUnitTest tests[NALL];
+  size_t n = 0;
+  for (size_t i = 0; i < NALL; i++) {
+    int keep = argc < 2 || fnmatch(argv[1], all[i].name, 0) == 0;
+    for (int k = 2; k < argc && keep; k++)
+      keep = fnmatch(argv[k], all[i].name, 0) != 0;
+    if (keep)
+      tests[n++] = all[i];
+  }
+  if (n == 0) {
+    fprintf(stderr, "test_bandwidth: no test matches the arguments\n");
+    return 1;
+  }
+  return _cmocka_run_group_tests("test_bandwidth", tests, n, NULL, NULL);
 }
