@@ -42,12 +42,12 @@
  *
  * The executor and the simulator.  The executor posts a receive of a later
  * round than its earliest unfinished one only while fewer than
- * PAT_REDUCE_MAX_OUTSTANDING (default 1) receives are in flight; the
- * simulator does not model that bound and posts every receive as soon as
- * the dataflow allows.  On a chain it makes no difference: a rank receives
- * from one peer whose sends leave one at a time, and the receive of
- * segment s + 1 is posted (the bound allows one) the moment segment s has
- * arrived, which is when its sender can start it.
+ * PAT_REDUCE_MAX_OUTSTANDING (default 1) receives are in flight, and the
+ * simulator posts them the same way.  On a chain the bound costs nothing:
+ * a rank receives from one peer whose sends leave one at a time, and the
+ * receive of segment s + 1 is posted the moment segment s has arrived,
+ * which is when its sender can start it; so no port ever carries two
+ * messages at once and the simulator's bandwidth sharing never applies.
  *
  * Root and non-commutative ops.  A commutative op uses the chain above.  A
  * non-commutative one keeps rank order: with root 0 the chain is the same
