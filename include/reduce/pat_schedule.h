@@ -136,9 +136,12 @@ int pat_schedule_validate_tree(const pat_schedule *sched, char *why,
 /* Completion time of the schedule under a byte model (NULL: the
  * schedule's params.model) as the dataflow executor runs it: a rank can act
  * from its arrival time on (arrivals NULL: all 0); a message of b bytes
- * starts once its send and its receive are posted and the sender's send
- * port and the receiver's receive port are free, holds both ports for
- * alpha + b beta and is then received; a combine of b bytes holds the
+ * starts once its send and its receive are posted, arrives alpha later
+ * whatever else is in flight (latencies overlap), then its bytes flow
+ * through the sender's send port and the receiver's receive port, each
+ * carrying 1 / beta bytes per second shared max-min fairly among the
+ * messages flowing through it (alone: alpha + b beta in all), as SimGrid
+ * SMPI prices concurrent messages; a combine of b bytes holds the
  * rank's processor for b gamma; copies cost nothing.  Writes the time at
  * which the root holds the result, on the clock of arrivals.  The
  * schedule must hold every rank's program and be valid. */

@@ -13,9 +13,13 @@
  *
  * Cost (byte model, m bytes, P = q a power of two):
  *   2 log2 P alpha + 2 (P - 1) / P m beta + (P - 1) / P m gamma;
- * P not a power of two adds the fold, alpha + m beta + m gamma (thesis
- * Table 3.3).  Bandwidth-optimal for large m; for small m binomial's
- * log2 P alpha wins.
+ * P not a power of two adds the fold, about alpha + m beta + m gamma
+ * (thesis Table 3.3; the simulation gives between alpha + (q - 1) / q m
+ * gamma less, where the fold's delay overlaps the gather or a latency,
+ * and m / 2 beta more, where the folded survivor's later pieces share its
+ * send port with an earlier one: tests/unit/test_bandwidth.c).
+ * Bandwidth-optimal for large m; for small m binomial's log2 P alpha
+ * wins.
  *
  * Root and non-commutative ops.  The root is never folded away (it is its
  * pair's survivor) and the gather ends at it: no extra hop for any root.

@@ -313,7 +313,9 @@ static int complete_some(pat_exec *x, int blocking) {
   if (blocking) {
     int k = MPI_UNDEFINED;
     rc = PMPI_Waitany(x->ninflight, x->reqs, &k, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS && k != MPI_UNDEFINED) {
+    if (rc == MPI_SUCCESS && k == MPI_UNDEFINED)
+      rc = MPI_ERR_INTERN; /* every request null: nothing would ever end */
+    if (rc == MPI_SUCCESS) {
       x->idx[0] = k;
       n = 1;
     }

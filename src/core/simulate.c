@@ -30,12 +30,14 @@
  * through shared ports are recomputed by progressive filling once all
  * events of that time are processed, and their end events moved.  Cost
  * O(E log E) for E operations plus dependency edges, plus per rate change
- * the size of the connected messages (a radix-k group, a pair, one
- * message); memory O(E).
+ * the connected ports times the distinct rates among them (each pass of
+ * the filling scans the ports and fixes one rate level) plus the connected
+ * messages: a radix-k group, a pair or one message; memory O(E).
  *
  * With alpha = d and beta = gamma = 0 this is the round-cost model of the
- * atomic algorithms when a rank receives one message at a time (a tree:
- * the executor's bound keeps it so): every message costs d.
+ * atomic algorithms when a rank receives one message at a time (a tree,
+ * under the executor's default bound PAT_REDUCE_MAX_OUTSTANDING = 1):
+ * every message costs d.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -81,6 +83,7 @@ typedef struct sim {
   int *port_seen, *flow_seen, *comp_port, *comp_flow, *nfree;
   double *cap;
 } sim;
+
 static const pat_sched_op *op_of(const sim *x, int g) {
   int r = x->rank_of[g];
   return &pat_schedule_ops(x->s, r)[g - x->base[r]];
@@ -279,6 +282,12 @@ static void share(sim *x, double t) {
   }
 }
 
+/* The message of send snd has arrived: its send and its receive finish. */
+static void delivered(sim *x, int snd, double t) {
+  finish(x, snd, t);
+  finish(x, x->partner[snd], t);
+}
+
 /* Both sides of a message are posted: it starts, and its latency runs
  * (alpha, whatever else the ports carry). */
 static void transfer(sim *x, int snd, double t) {
@@ -287,18 +296,17 @@ static void transfer(sim *x, int snd, double t) {
 }
 
 /* A message's latency is over: its bytes flow, or it ends if it has none
- * or the bandwidth is infinite. */
+ * or the bandwidth is infinite (beta 0, or so small that 1 / beta is). */
 static void flow(sim *x, int snd, double t) {
   double bytes = (double)op_of(x, snd)->count * x->elem;
-  if (bytes > 0 && x->m->beta > 0) {
+  if (bytes > 0 && x->m->beta > 0 && isfinite(1 / x->m->beta)) {
     x->state[snd] = FLOWING;
     x->left[snd] = bytes;
     x->rate[snd] = 0;
     x->last[snd] = t;
     link_flow(x, snd, t);
   } else {
-    finish(x, snd, t);
-    finish(x, x->partner[snd], t);
+    delivered(x, snd, t);
   }
 }
 
@@ -311,8 +319,7 @@ static void on_event(sim *x, int g, double t) {
     flow(x, g, t);
   } else if (x->state[g] == FLOWING) { /* a message's last byte */
     unlink_flow(x, g, t);
-    finish(x, g, t);
-    finish(x, x->partner[g], t);
+    delivered(x, g, t);
   } else if (o->kind == PAT_SCHED_COMBINE) {
     double start = later(t, x->cpu[r]);
     x->cpu[r] = start + (double)o->count * x->elem * x->m->gamma;
@@ -435,7 +442,8 @@ static int sim_alloc(sim *x) {
   x->held_head = malloc((size_t)x->P * sizeof *x->held_head);
   x->held_tail = malloc((size_t)x->P * sizeof *x->held_tail);
   if (!x->base || !x->deps || !x->cpu || !x->port_head || !x->dirty ||
-      !x->port_seen || !x->comp_port || !x->nfree || !x->cap || !x->first || !x->nrecv || !x->held_head || !x->held_tail)
+      !x->port_seen || !x->comp_port || !x->nfree || !x->cap || !x->first ||
+      !x->nrecv || !x->held_head || !x->held_tail)
     return PAT_ERR_NO_MEMORY;
   for (int r = 0; r < x->P; r++)
     x->held_head[r] = x->held_tail[r] = -1;

@@ -18,9 +18,10 @@
  * --cfg=smpi/reduce selects) run with a user op that charges gamma like
  * patreduce's combine, for a fair comparison, and SMPI's MPI_Reduce_scatter
  * followed by MPI_Gatherv to the root with the same op (whichever
- * --cfg=smpi/reduce_scatter and smpi/gather select: ompi_ring and
- * ompi_binomial give the ring algorithm of SMPI's own collectives, which
- * has no ring reduce).
+ * --cfg=smpi/reduce_scatter and smpi/gather select: the README's command
+ * passes ompi_ring and ompi_binomial, the ring algorithm built from
+ * SMPI's own collectives, which have no ring reduce; ctest passes
+ * neither, so its row is SMPI's default selectors').
  *
  * usage: test_smpi_bandwidth [count=N] [reps=R] [slack=S] [within=X]
  */
@@ -89,22 +90,27 @@ static void charged_sum(void *in, void *inout, int *len, MPI_Datatype *dt) {
 static int rs_gather(pat_reduce_alg alg, const void *send, void *recv,
                      int count, MPI_Datatype type, MPI_Op op, int root,
                      MPI_Comm comm) {
-  int P, rank, rc;
+  int P, rank, rc = MPI_ERR_NO_MEM;
+  MPI_Aint lb, extent;
   (void)alg;
   MPI_Comm_size(comm, &P);
   MPI_Comm_rank(comm, &rank);
+  MPI_Type_get_extent(type, &lb, &extent);
   int *counts = malloc((size_t)P * sizeof *counts);
   int *displs = malloc((size_t)P * sizeof *displs);
+  void *block = malloc((size_t)(count / P + 1) * (size_t)extent);
+  if (counts == NULL || displs == NULL || block == NULL)
+    goto out;
   for (int r = 0, at = 0; r < P; r++) {
     counts[r] = count / P + (r < count % P);
     displs[r] = at;
     at += counts[r];
   }
-  double *block = malloc(((size_t)counts[rank] + 1) * sizeof *block);
   rc = MPI_Reduce_scatter(send, block, counts, type, op, comm);
   if (rc == MPI_SUCCESS)
     rc = MPI_Gatherv(block, counts[rank], type, recv, counts, displs, type,
                      root, comm);
+out:
   free(block);
   free(displs);
   free(counts);

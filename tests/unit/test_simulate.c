@@ -191,6 +191,47 @@ static void max_min_sharing(void **state) {
   pat_schedule_free(s);
 }
 
+/* Edges of the flow model.  A message whose latency ends at the instant
+ * another one's last byte leaves the same port gets the whole port: rank
+ * 2, late by b beta, starts its message to rank 0 when rank 1's has
+ * moved all its b bytes, so its own ends at alpha + 2 b beta and rank 0
+ * combines it b gamma later.  An empty message costs alpha, and so does
+ * every message when beta is too small for 1 / beta to be finite. */
+static void flow_edges(void **state) {
+  pat_sched_params p = {.nranks = 3,
+                        .root = 0,
+                        .count = 2,
+                        .commutative = 1,
+                        .model = M,
+                        .elem_size = 4000};
+  pat_schedule *s = NULL;
+  double b = 4000, t = -1, a[3] = {0, 0, b * M.beta};
+  (void)state;
+  assert_int_equal(pat_schedule_alloc(&p, &s), PAT_SUCCESS);
+  add(s, 1, PAT_SCHED_SEND, 0, 0, PAT_SLOT_SEND, -1, 0, 1);
+  add(s, 2, PAT_SCHED_SEND, 0, 0, PAT_SLOT_SEND, -1, 1, 1);
+  add(s, 0, PAT_SCHED_RECV, 0, 1, -1, PAT_SLOT_TMP0, 0, 1);
+  add(s, 0, PAT_SCHED_RECV, 0, 2, -1, PAT_SLOT_TMP0, 1, 1);
+  add(s, 0, PAT_SCHED_COPY, 0, -1, PAT_SLOT_SEND, PAT_SLOT_RECV, 0, 2);
+  add(s, 0, PAT_SCHED_COMBINE, 0, -1, PAT_SLOT_TMP0, PAT_SLOT_RECV, 0, 2);
+  assert_int_equal(pat_schedule_simulate(s, a, NULL, &t), PAT_SUCCESS);
+  near(t, M.alpha + 2 * b * M.beta + 2 * b * M.gamma);
+  assert_int_equal(
+      pat_schedule_simulate(s, NULL, &(pat_model){1e-6, 1e-310, 0}, &t),
+      PAT_SUCCESS);
+  near(t, 1e-6);
+  pat_schedule_free(s);
+
+  p.nranks = 2;
+  assert_int_equal(pat_schedule_alloc(&p, &s), PAT_SUCCESS);
+  add(s, 1, PAT_SCHED_SEND, 0, 0, PAT_SLOT_SEND, -1, 0, 0);
+  add(s, 0, PAT_SCHED_RECV, 0, 1, -1, PAT_SLOT_TMP0, 0, 0);
+  add(s, 0, PAT_SCHED_COPY, 0, -1, PAT_SLOT_SEND, PAT_SLOT_RECV, 0, 2);
+  assert_int_equal(pat_schedule_simulate(s, NULL, NULL, &t), PAT_SUCCESS);
+  near(t, M.alpha);
+  pat_schedule_free(s);
+}
+
 static void unmatched_schedule_is_refused(void **state) {
   pat_sched_params p = {.nranks = 2, .root = 0, .count = 1, .model = M};
   pat_schedule *s = NULL;
@@ -212,6 +253,7 @@ int main(void) {
       cmocka_unit_test(ring_by_hand),
       cmocka_unit_test(ports_and_processor),
       cmocka_unit_test(max_min_sharing),
+      cmocka_unit_test(flow_edges),
       cmocka_unit_test(unmatched_schedule_is_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
