@@ -65,24 +65,30 @@ static void add(pat_schedule *s, int r, pat_sched_kind kind, int round,
   assert_int_equal(pat_schedule_add(s, r, &op), PAT_SUCCESS);
 }
 
+/* An empty schedule to fill by hand: commutative, root 0, model M. */
+static pat_schedule *by_hand(int nranks, int count, int elem_size) {
+  pat_sched_params p = {.nranks = nranks,
+                        .root = 0,
+                        .count = count,
+                        .commutative = 1,
+                        .model = M,
+                        .elem_size = elem_size};
+  pat_schedule *s = NULL;
+  assert_int_equal(pat_schedule_alloc(&p, &s), PAT_SUCCESS);
+  return s;
+}
+
 /* Ring reduce-scatter over P blocks of c elements, then every block sent
  * straight to root 0: P - 1 steps of alpha + b (beta + gamma), then P - 1
  * messages into the root at once, which share its receive port: alpha +
  * (P - 1) b beta. */
 static void ring_by_hand(void **state) {
   enum { P = 3, C = 1000 };
-  pat_sched_params p = {.nranks = P,
-                        .root = 0,
-                        .count = P * C,
-                        .commutative = 1,
-                        .model = M,
-                        .elem_size = 8};
-  pat_schedule *s = NULL;
+  pat_schedule *s = by_hand(P, P * C, 8);
   const int S = PAT_SLOT_SEND, R = PAT_SLOT_RECV, T0 = PAT_SLOT_TMP0,
             T1 = PAT_SLOT_TMP0 + 1;
   double b = C * 8.0, t = -1;
   (void)state;
-  assert_int_equal(pat_schedule_alloc(&p, &s), PAT_SUCCESS);
   for (int r = 0; r < P; r++) {
     add(s, r, PAT_SCHED_COPY, 0, -1, S, T0, 0, P * C);
     for (int step = 0; step < P - 1; step++) {
@@ -125,16 +131,9 @@ static void ring_by_hand(void **state) {
  * alpha + 2 b beta; a combine holds the processor, so the two combines
  * run one after the other. */
 static void ports_and_processor(void **state) {
-  pat_sched_params p = {.nranks = 3,
-                        .root = 0,
-                        .count = 2,
-                        .commutative = 1,
-                        .model = M,
-                        .elem_size = 4000};
-  pat_schedule *s = NULL;
+  pat_schedule *s = by_hand(3, 2, 4000);
   double b = 4000, t = -1;
   (void)state;
-  assert_int_equal(pat_schedule_alloc(&p, &s), PAT_SUCCESS);
   add(s, 1, PAT_SCHED_SEND, 0, 0, PAT_SLOT_SEND, -1, 0, 1);
   add(s, 2, PAT_SCHED_SEND, 0, 0, PAT_SLOT_SEND, -1, 0, 1);
   add(s, 0, PAT_SCHED_RECV, 0, 1, -1, PAT_SLOT_TMP0, 0, 1);
@@ -159,16 +158,9 @@ static void ports_and_processor(void **state) {
  * would come last).  Rank 0's combine of rank 1's piece runs meanwhile;
  * that of rank 3's ends the call: alpha + 5 b beta + 4 b gamma. */
 static void max_min_sharing(void **state) {
-  pat_sched_params p = {.nranks = 5,
-                        .root = 0,
-                        .count = 4,
-                        .commutative = 1,
-                        .model = M,
-                        .elem_size = 4000};
-  pat_schedule *s = NULL;
+  pat_schedule *s = by_hand(5, 4, 4000);
   double b = 4000, t = -1;
   (void)state;
-  assert_int_equal(pat_schedule_alloc(&p, &s), PAT_SUCCESS);
   add(s, 1, PAT_SCHED_SEND, 0, 0, PAT_SLOT_SEND, -1, 0, 1);
   add(s, 1, PAT_SCHED_SEND, 0, 2, PAT_SLOT_SEND, -1, 1, 1);
   add(s, 1, PAT_SCHED_SEND, 0, 4, PAT_SLOT_SEND, -1, 2, 1);
@@ -198,16 +190,9 @@ static void max_min_sharing(void **state) {
  * combines it b gamma later.  An empty message costs alpha, and so does
  * every message when beta is too small for 1 / beta to be finite. */
 static void flow_edges(void **state) {
-  pat_sched_params p = {.nranks = 3,
-                        .root = 0,
-                        .count = 2,
-                        .commutative = 1,
-                        .model = M,
-                        .elem_size = 4000};
-  pat_schedule *s = NULL;
+  pat_schedule *s = by_hand(3, 2, 4000);
   double b = 4000, t = -1, a[3] = {0, 0, b * M.beta};
   (void)state;
-  assert_int_equal(pat_schedule_alloc(&p, &s), PAT_SUCCESS);
   add(s, 1, PAT_SCHED_SEND, 0, 0, PAT_SLOT_SEND, -1, 0, 1);
   add(s, 2, PAT_SCHED_SEND, 0, 0, PAT_SLOT_SEND, -1, 1, 1);
   add(s, 0, PAT_SCHED_RECV, 0, 1, -1, PAT_SLOT_TMP0, 0, 1);
@@ -222,8 +207,7 @@ static void flow_edges(void **state) {
   near(t, 1e-6);
   pat_schedule_free(s);
 
-  p.nranks = 2;
-  assert_int_equal(pat_schedule_alloc(&p, &s), PAT_SUCCESS);
+  s = by_hand(2, 2, 4000);
   add(s, 1, PAT_SCHED_SEND, 0, 0, PAT_SLOT_SEND, -1, 0, 0);
   add(s, 0, PAT_SCHED_RECV, 0, 1, -1, PAT_SLOT_TMP0, 0, 0);
   add(s, 0, PAT_SCHED_COPY, 0, -1, PAT_SLOT_SEND, PAT_SLOT_RECV, 0, 2);
