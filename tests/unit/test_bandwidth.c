@@ -259,7 +259,7 @@ static void valid_rot_pipeline_b(void **state) {
 /* What rotation cannot cover: butterfly and radixk (fold pairs and digits
  * are fixed rank positions) and pipeline with a non-commutative op, every
  * root of every P above the ranges the tests above cover whole, validated
- * one by one: about 15 minutes of CPU (Release), so these run with
+ * one by one: about 20 minutes of CPU (Release), so these run with
  * `ctest -L long` (make test-long), not in make test. */
 static void full_roots(pat_reduce_alg alg, int lo, int hi, int comm_too) {
   for (int P = lo; P <= hi; P++)
