@@ -17,7 +17,6 @@
 #include "core/pat_internal.h"
 #include "pipeline/pipeline.h"
 
-static const pat_model CURIE = {2.66e-6, 4.8179e-10, 1.6654e-10};
 /* combines slower than transfers: t < c for large segments */
 static const pat_model SLOW_COMBINE = {1e-6, 2e-10, 1e-9};
 /* a constant cost per message */
@@ -124,7 +123,7 @@ static void schedules_are_valid(void **state) {
 static void chain_shape(void **state) {
   (void)state;
   for (int comm = 0; comm < 2; comm++) {
-    pat_sched_params p = params(9, comm ? 4 : 0, 70, comm, 0, CURIE);
+    pat_sched_params p = params(9, comm ? 4 : 0, 70, comm, 0, pat_model_curie);
     pat_schedule *s = build(&p, 7);
     int last = 0;
     for (int r = 0; r < p.nranks; r++) {
@@ -148,7 +147,7 @@ static void chain_shape(void **state) {
  * commutative at any root, non-commutative at root 0 and P - 1; with
  * t > c, t < c, t = c and beta = gamma = 0. */
 static void simulation_matches_the_formula(void **state) {
-  const pat_model models[] = {CURIE,
+  const pat_model models[] = {pat_model_curie,
                               SLOW_COMBINE,
                               ALPHA_ONLY,
                               /* t = c at N = 4, count 8000 */
@@ -186,7 +185,7 @@ static void simulation_matches_the_formula(void **state) {
 /* Non-commutative op, root inside: the simulation takes 0.58 to 1.34
  * times the header's estimate (P <= 20, N <= 64, two models). */
 static void split_estimate_is_close(void **state) {
-  const pat_model models[] = {CURIE, SLOW_COMBINE};
+  const pat_model models[] = {pat_model_curie, SLOW_COMBINE};
   double lo = 1e9, hi = 0;
   (void)state;
   for (int mi = 0; mi < 2; mi++)
@@ -208,7 +207,7 @@ static void split_estimate_is_close(void **state) {
  * 2 (the simulated time is unimodal in N like the formula).  The split
  * shape is left out: its formula is an estimate (see the header). */
 static void automatic_segments_are_optimal(void **state) {
-  const pat_model models[] = {CURIE, SLOW_COMBINE, ALPHA_ONLY};
+  const pat_model models[] = {pat_model_curie, SLOW_COMBINE, ALPHA_ONLY};
   const int Ps[] = {2, 3, 5, 8, 16, 33};
   const int counts[] = {1, 100, 4096, 131072, 300007};
   const double near[] = {0.5, 0.7, 0.8, 0.9, 0.95, 1.05, 1.1, 1.2, 1.5, 2};
@@ -248,7 +247,7 @@ static void automatic_segments_are_optimal(void **state) {
 
 /* Clamps and defaults of the automatic choice. */
 static void automatic_segments_clamped(void **state) {
-  pat_sched_params p = params(8, 0, 131072, 1, 0, CURIE);
+  pat_sched_params p = params(8, 0, 131072, 1, 0, pat_model_curie);
   pat_sched_params none = p, ref = p;
   (void)state;
   none.model = (pat_model){0, 0, 0};
@@ -259,8 +258,8 @@ static void automatic_segments_clamped(void **state) {
   assert_true(pat_pipeline_segments(&none, 0) > 1);
   /* gamma < beta: N* = sqrt(((P-2) beta + (P-1) gamma) m / alpha) */
   {
-    double opt =
-        sqrt((6 * CURIE.beta + 7 * CURIE.gamma) * 131072 * 8 / CURIE.alpha);
+    const pat_model *c = &pat_model_curie;
+    double opt = sqrt((6 * c->beta + 7 * c->gamma) * 131072 * 8 / c->alpha);
     int n = pat_pipeline_segments(&p, 0);
     assert_true(n == (int)floor(opt) || n == (int)ceil(opt));
   }
@@ -280,7 +279,7 @@ static void automatic_segments_clamped(void **state) {
   assert_int_equal(pat_pipeline_segments(&p, 9), 4);
   assert_int_equal(pat_pipeline_segments(&p, 3), 3);
   p.nranks = 1;
-  p.model = CURIE;
+  p.model = pat_model_curie;
   assert_int_equal(pat_pipeline_segments(&p, 0), 1);
   /* a bad model is no model */
   none.model = (pat_model){NAN, 1, 1};
@@ -333,7 +332,7 @@ static void segments_variable_parsed(void **state) {
 /* The table's builder reads the configured N (and every rank's own build
  * equals its program in the whole schedule). */
 static void builder_uses_configured_segments(void **state) {
-  pat_sched_params p = params(5, 2, 1000, 0, 1, CURIE);
+  pat_sched_params p = params(5, 2, 1000, 0, 1, pat_model_curie);
   pat_schedule *all = NULL, *one = NULL;
   (void)state;
   assert_int_equal(setenv("PAT_REDUCE_SEGMENTS", "6", 1), 0);
