@@ -59,6 +59,10 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                                    "SMPI_SHARED_MALLOC (one block shared by "
                                    "all ranks: simulated times stay right, "
                                    "results do not); 0: never"},
+    [PAT_ENV_SCRATCH_KEEP] = {"PAT_REDUCE_SCRATCH_KEEP", "67108864",
+                              "bytes of temporaries each communicator "
+                              "keeps between calls (larger ones are "
+                              "allocated and freed per call); 0: none"},
 };
 
 const pat_model pat_model_curie = {
@@ -180,6 +184,10 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
                   env_value(get, PAT_ENV_SMPI_SHARED_ABOVE), 0, LONG_MAX, &x))
     goto out;
   cfg->smpi_shared_above = x;
+  if (!parse_long(cfg, PAT_ENV_SCRATCH_KEEP,
+                  env_value(get, PAT_ENV_SCRATCH_KEEP), 0, LONG_MAX, &x))
+    goto out;
+  cfg->scratch_keep = x;
   /* each algorithm parses its own tunables into its block */
   for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++) {
     const pat_alg_row *row = pat_alg_table[i];

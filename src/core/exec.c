@@ -85,10 +85,12 @@ static int wr_at(const pat_exec *x, int slot, int elem, char **p) {
 
 /* Each temporary the program uses holds only the elements its operations
  * touch: a reduce-scatter's temporaries shrink with the range they work
- * on.  One pass over the program finds both. */
+ * on.  One pass over the program finds both; all of them share one block,
+ * the communicator's scratch where it can serve (combine.c). */
 static int buffers_alloc(pat_exec *x) {
   const pat_call *c = &x->call;
   int rc = MPI_SUCCESS, lo[PAT_SLOT_MAX], hi[PAT_SLOT_MAX];
+  int counts[PAT_SLOT_MAX];
   x->rd[PAT_SLOT_SEND] = c->sendbuf;
   x->wr[PAT_SLOT_SEND] = c->in_place ? c->recvbuf : NULL;
   x->rd[PAT_SLOT_RECV] = c->rank == c->root ? c->recvbuf : NULL;
@@ -110,18 +112,17 @@ static int buffers_alloc(pat_exec *x) {
   }
   for (int k = 0; PAT_SLOT_TMP0 + k < PAT_SLOT_MAX; k++) {
     int slot = PAT_SLOT_TMP0 + k;
-    if (hi[slot] < lo[slot])
-      continue;
-    /* at least one element: an empty range still needs an address */
-    rc = pat_tmpbuf_alloc(&x->tmp[k],
-                          hi[slot] > lo[slot] ? hi[slot] - lo[slot] : 1,
-                          c->datatype);
-    if (rc != MPI_SUCCESS)
-      break;
-    /* element lo[slot] is the buffer's first */
-    x->rd[slot] = x->tmp[k].base - (MPI_Aint)lo[slot] * x->extent;
-    x->wr[slot] = x->tmp[k].base - (MPI_Aint)lo[slot] * x->extent;
+    counts[k] = hi[slot] < lo[slot] ? -1 : hi[slot] - lo[slot];
   }
+  rc = pat_tmpbufs_alloc(c->state, PAT_SLOT_MAX - PAT_SLOT_TMP0, counts,
+                         c->datatype, x->tmp);
+  for (int k = 0; rc == MPI_SUCCESS && PAT_SLOT_TMP0 + k < PAT_SLOT_MAX; k++)
+    if (x->tmp[k].base != NULL) {
+      /* element lo of the slot is the buffer's first */
+      int slot = PAT_SLOT_TMP0 + k;
+      x->rd[slot] = x->tmp[k].base - (MPI_Aint)lo[slot] * x->extent;
+      x->wr[slot] = x->tmp[k].base - (MPI_Aint)lo[slot] * x->extent;
+    }
   return rc;
 }
 

@@ -236,6 +236,7 @@ enum {
   PAT_ENV_ROUND_COST,
   PAT_ENV_MAX_OUTSTANDING,
   PAT_ENV_SMPI_SHARED_ABOVE,
+  PAT_ENV_SCRATCH_KEEP,
   PAT_ENV_COUNT
 };
 
@@ -259,6 +260,7 @@ typedef struct pat_config {
   double round_cost;   /* PAT_REDUCE_ROUND_COST, or 0 if unset */
   int max_outstanding; /* transfers posted ahead of the earliest round */
   long smpi_shared_above; /* SMPI build: larger temporaries shared; 0 never */
+  long scratch_keep; /* bytes of temporaries a communicator keeps */
   /* each algorithm's parsed tunables (pat_config_alg) */
   _Alignas(max_align_t) unsigned char alg[PAT_REDUCE_ALG_COUNT]
                                          [PAT_ALG_CONFIG_BYTES];
@@ -322,6 +324,16 @@ int pat_comm_state_pat(pat_comm_state *st, struct pat_state **out);
 
 int pat_comm_state_has_pat(const pat_comm_state *st);
 
+/* Scratch memory kept by the communicator's state between calls: a block
+ * of at least bytes, or NULL when the block is lent out already or bytes
+ * exceeds PAT_REDUCE_SCRATCH_KEEP (the caller then allocates its own).
+ * glibc returns blocks above its mmap threshold (128 KiB to 32 MiB) to the
+ * system at free, so a fresh temporary per call paid mmap, munmap and a
+ * page fault per 4 KiB page on every call.  Give the block back with
+ * pat_comm_state_scratch_give; it is freed with the communicator. */
+void *pat_comm_state_scratch_take(pat_comm_state *st, size_t bytes);
+void pat_comm_state_scratch_give(pat_comm_state *st, void *block);
+
 /* Algorithm alg's state on this communicator (NULL until set); set once,
  * freed with the communicator by the row's state_free. */
 void *pat_comm_state_alg(const pat_comm_state *st, pat_reduce_alg alg);
@@ -348,12 +360,21 @@ int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
 /* A temporary buffer able to hold count elements of a datatype, whatever
  * its lower bound: base points where element 0 starts. */
 typedef struct pat_tmpbuf {
-  void *raw;
-  char *base;
-  int shared; /* SMPI build: from SMPI_SHARED_MALLOC (PAT_REDUCE_SMPI_SHARED_ABOVE) */
+  void *raw;  /* the block this buffer owns, or NULL */
+  char *base; /* element 0, or NULL when unused */
+  int how;    /* where raw came from (combine.c) */
+  pat_comm_state *pool; /* the state whose scratch raw is, or NULL */
 } pat_tmpbuf;
 
 int pat_tmpbuf_alloc(pat_tmpbuf *buf, int count, MPI_Datatype datatype);
+
+/* n temporaries of counts[k] elements of datatype (none where counts[k] <
+ * 0; one element's room where it is 0), carved from one block: the
+ * communicator's scratch (pat_comm_state_scratch_take) when st is not
+ * NULL and it can serve, else a fresh allocation.  bufs[0] owns the block;
+ * free every one with pat_tmpbuf_free.  MPI error code. */
+int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
+                      MPI_Datatype datatype, pat_tmpbuf *bufs);
 void pat_tmpbuf_free(pat_tmpbuf *buf);
 
 /* Address of element i of a buffer. */

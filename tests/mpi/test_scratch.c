@@ -1,0 +1,137 @@
+/* MPI test (any P, run at 3): the executor's temporaries come from the
+ * communicator's scratch, kept between calls (src/core/comm.c, combine.c).
+ *
+ * Checks the lending rules (one lease at a time, the same block again when
+ * it is big enough, nothing above PAT_REDUCE_SCRATCH_KEEP), that every
+ * scheduled row gives the block back after a call (else the next call
+ * would silently allocate again), and that results stay right when the
+ * block is reused by calls whose temporaries differ in number, size and
+ * datatype (a resized type with a nonzero lower bound and a gap), and with
+ * PAT_REDUCE_SCRATCH_KEEP=0 (nothing kept).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "core/pat_internal.h"
+
+static int rank, size, failures;
+
+static void check(int ok, const char *what, const char *alg, int count) {
+  if (!ok) {
+    fprintf(stderr, "rank %d: FAILED: %s (%s, count %d)\n", rank, what, alg,
+            count);
+    failures++;
+  }
+}
+
+/* The lending rules on st, with keep = PAT_REDUCE_SCRATCH_KEEP. */
+static void lending(pat_comm_state *st, long keep) {
+  void *a, *b;
+  a = pat_comm_state_scratch_take(st, 1000);
+  check(keep < 1000 || a != NULL, "a first block", "-", 1000);
+  check(pat_comm_state_scratch_take(st, 10) == NULL, "one lease at a time",
+        "-", 10);
+  pat_comm_state_scratch_give(st, a);
+  b = pat_comm_state_scratch_take(st, 500);
+  check(keep < 1000 || b == a, "the same block when big enough", "-", 500);
+  pat_comm_state_scratch_give(st, b);
+  check(pat_comm_state_scratch_take(st, (size_t)keep + 1) == NULL,
+        "nothing above PAT_REDUCE_SCRATCH_KEEP", "-", 0);
+}
+
+/* A double with a 8-byte gap before it: lower bound -8, extent 24. */
+static MPI_Datatype gapped(void) {
+  MPI_Datatype t;
+  MPI_Type_create_resized(MPI_DOUBLE, -8, 24, &t);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+/* Sum on gapped(): MPI_SUM is for predefined types only. */
+static void gapped_sum(void *in, void *inout, int *len, MPI_Datatype *t) {
+  const double *a = in;
+  double *b = inout;
+  (void)t;
+  for (int i = 0; i < *len; i++)
+    b[3 * i] += a[3 * i];
+}
+
+/* One reduction of count elements with row a, checked at every root in
+ * turn; then the scratch must be free to lend again. */
+static void reduce_and_check(pat_comm_state *st, pat_reduce_alg a, int count,
+                             int gap, long keep) {
+  const char *name = pat_reduce_algorithm_name(a);
+  MPI_Datatype t = gap ? gapped() : MPI_DOUBLE;
+  int stride = gap ? 3 : 1; /* doubles per element */
+  double *in = calloc((size_t)count * 3 + 3, sizeof *in);
+  double *out = calloc((size_t)count * 3 + 3, sizeof *out);
+  /* element 0 starts one double in: the lower bound is -8 bytes */
+  double *in0 = in + (gap ? 1 : 0), *out0 = out + (gap ? 1 : 0);
+  int root = count % size;
+  void *block;
+  MPI_Op op = MPI_SUM;
+  if (gap)
+    MPI_Op_create(gapped_sum, 1, &op);
+  for (int i = 0; i < count; i++)
+    in0[i * stride] = (double)(rank + 1) * (i % 97 + 1);
+  check(pat_reduce_using(a, in0, out0, count, t, op, root,
+                         MPI_COMM_WORLD) == MPI_SUCCESS,
+        "reduce", name, count);
+  if (rank == root)
+    for (int i = 0; i < count; i++)
+      if (out0[i * stride] != (double)size * (size + 1) / 2 * (i % 97 + 1)) {
+        check(0, "result", name, count);
+        break;
+      }
+  block = pat_comm_state_scratch_take(st, 1);
+  check(keep < 1 || block != NULL, "the scratch given back", name, count);
+  pat_comm_state_scratch_give(st, block);
+  if (gap) {
+    MPI_Type_free(&t);
+    MPI_Op_free(&op);
+  }
+  free(in);
+  free(out);
+}
+
+static void every_row(pat_comm_state *st, long keep) {
+  /* large, small, large again: the block grows, is reused, carved anew */
+  const int counts[] = {300000, 7, 0, 1, 100003, 64};
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+    if (pat_alg_table[a]->build == NULL)
+      continue; /* no schedule, no executor */
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+      for (int gap = 0; gap < 2; gap++)
+        reduce_and_check(st, (pat_reduce_alg)a, counts[k], gap, keep);
+  }
+}
+
+int main(int argc, char **argv) {
+  pat_comm_state *st = NULL;
+  long keep;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  check(pat_comm_state_get(MPI_COMM_WORLD, &st) == MPI_SUCCESS, "state", "-",
+        0);
+  keep = pat_config_get()->scratch_keep;
+  check(keep == 64L << 20, "PAT_REDUCE_SCRATCH_KEEP defaults to 64 MiB", "-",
+        0);
+  lending(st, keep);
+  every_row(st, keep);
+  /* nothing kept */
+  setenv("PAT_REDUCE_SCRATCH_KEEP", "0", 1);
+  pat_reduce_config_reload();
+  keep = pat_config_get()->scratch_keep;
+  check(keep == 0, "PAT_REDUCE_SCRATCH_KEEP=0 read", "-", 0);
+  check(pat_comm_state_scratch_take(st, 1) == NULL, "nothing lent at 0", "-",
+        1);
+  every_row(st, keep);
+  if (rank == 0 && failures == 0)
+    printf("test_scratch: OK\n");
+  MPI_Finalize();
+  return failures != 0;
+}
