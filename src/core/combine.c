@@ -19,10 +19,7 @@
  * simulated time is right, the results are not.
  *
  * The executor's temporaries come in one block from the communicator's
- * scratch (comm.c), kept between calls up to PAT_REDUCE_SCRATCH_KEEP
- * bytes: allocating megabytes per call cost Open MPI's pipeline row
- * 1.12-1.30x at 1-4 MiB, P = 8 (glibc mmaps such blocks and unmaps them
- * at free, so every call paid the system calls and a page fault per page).
+ * scratch (pat_tmpbufs_alloc; why: exec.c, "Memory").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +98,10 @@ out:
 /* Buffers inside a shared block start at multiples of this. */
 #define TMP_ALIGN 64
 
+static size_t align_up(size_t b) {
+  return (b + TMP_ALIGN - 1) / TMP_ALIGN * TMP_ALIGN;
+}
+
 int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
                       MPI_Datatype datatype, pat_tmpbuf *bufs) {
   size_t total = 0, bytes = 0, at[PAT_SLOT_MAX];
@@ -109,7 +110,7 @@ int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
   int rc = MPI_SUCCESS;
   for (int k = 0; k < n; k++)
     bufs[k] = (pat_tmpbuf){.how = TMP_NONE};
-  if (n > PAT_SLOT_MAX) {
+  if (n < 1 || n > PAT_SLOT_MAX) {
     rc = MPI_ERR_INTERN;
     goto out;
   }
@@ -119,7 +120,7 @@ int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
       continue;
     /* an empty range still needs an address: one element's room */
     rc = span(counts[k] > 0 ? counts[k] : 1, datatype, &bytes, &true_lb);
-    total += (bytes + TMP_ALIGN - 1) / TMP_ALIGN * TMP_ALIGN;
+    total += align_up(bytes);
   }
   if (rc != MPI_SUCCESS || total == 0)
     goto out;
@@ -129,7 +130,7 @@ int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
       total <= (size_t)pat_config_get()->smpi_shared_above)
 #endif
     if (st != NULL)
-      block = pat_comm_state_scratch_take(st, total);
+      block = pat_comm_state_scratch_take(st, PAT_SCRATCH_DATA, total);
   if (block != NULL) {
     bufs[0].raw = block;
     bufs[0].how = TMP_SCRATCH;
@@ -154,7 +155,7 @@ void pat_tmpbuf_free(pat_tmpbuf *buf) {
       break;
 #endif
     case TMP_SCRATCH:
-      pat_comm_state_scratch_give(buf->pool, buf->raw);
+      pat_comm_state_scratch_give(buf->pool, PAT_SCRATCH_DATA, buf->raw);
       break;
     case TMP_MALLOC:
       free(buf->raw);

@@ -30,10 +30,12 @@ struct pat_comm_state {
   int sched_used;        /* the last call ran sched */
   /* each algorithm's state, freed by its row's state_free */
   void *alg[PAT_REDUCE_ALG_COUNT];
-  /* scratch for temporaries, kept between calls; lent to one at a time */
-  void *scratch;
-  size_t scratch_bytes;
-  int scratch_lent;
+  /* scratch blocks kept between calls, each lent to one user at a time */
+  struct {
+    void *block;
+    size_t bytes;
+    int lent;
+  } scratch[PAT_SCRATCH_KINDS];
   /* tracing (pat_trace_start): the caller's buffer, NULL when off */
   int trace_on;
   pat_trace_event *trace;
@@ -66,7 +68,8 @@ static int state_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
       rc = PMPI_Comm_free(&st->priv);
     pat_schedule_free(st->sched);
     pat_deps_free(st->deps);
-    free(st->scratch);
+    for (int k = 0; k < PAT_SCRATCH_KINDS; k++)
+      free(st->scratch[k].block);
     for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++)
       if (st->alg[i] != NULL && pat_alg_table[i]->state_free != NULL)
         pat_alg_table[i]->state_free(st->alg[i]);
@@ -168,25 +171,29 @@ out:
 
 MPI_Comm pat_comm_state_priv(const pat_comm_state *st) { return st->priv; }
 
-void *pat_comm_state_scratch_take(pat_comm_state *st, size_t bytes) {
+void *pat_comm_state_scratch_take(pat_comm_state *st, pat_scratch_kind kind,
+                                  size_t bytes) {
   void *block = NULL;
-  if (st->scratch_lent || bytes > (size_t)pat_config_get()->scratch_keep)
+  if (kind < 0 || kind >= PAT_SCRATCH_KINDS || st->scratch[kind].lent ||
+      bytes > (size_t)pat_config_get()->scratch_keep)
     goto out;
-  if (st->scratch_bytes < bytes) {
+  if (st->scratch[kind].bytes < bytes) {
     /* free first: the old block's contents are not needed */
-    free(st->scratch);
-    st->scratch = malloc(bytes);
-    st->scratch_bytes = st->scratch != NULL ? bytes : 0;
+    free(st->scratch[kind].block);
+    st->scratch[kind].block = malloc(bytes);
+    st->scratch[kind].bytes = st->scratch[kind].block != NULL ? bytes : 0;
   }
-  block = st->scratch;
-  st->scratch_lent = block != NULL;
+  block = st->scratch[kind].block;
+  st->scratch[kind].lent = block != NULL;
 out:
   return block;
 }
 
-void pat_comm_state_scratch_give(pat_comm_state *st, void *block) {
-  if (block != NULL && block == st->scratch)
-    st->scratch_lent = 0;
+void pat_comm_state_scratch_give(pat_comm_state *st, pat_scratch_kind kind,
+                                 void *block) {
+  if (kind >= 0 && kind < PAT_SCRATCH_KINDS && block != NULL &&
+      block == st->scratch[kind].block)
+    st->scratch[kind].lent = 0;
 }
 
 /* Call k owns tags t .. t + PAT_TAGS_PER_CALL - 1 with

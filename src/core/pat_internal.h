@@ -324,15 +324,23 @@ int pat_comm_state_pat(pat_comm_state *st, struct pat_state **out);
 
 int pat_comm_state_has_pat(const pat_comm_state *st);
 
-/* Scratch memory kept by the communicator's state between calls: a block
- * of at least bytes, or NULL when the block is lent out already or bytes
- * exceeds PAT_REDUCE_SCRATCH_KEEP (the caller then allocates its own).
+/* Scratch memory kept by the communicator's state between calls, one
+ * block of each kind: the executor's bookkeeping, and its temporaries.
  * glibc returns blocks above its mmap threshold (128 KiB to 32 MiB) to the
  * system at free, so a fresh temporary per call paid mmap, munmap and a
- * page fault per 4 KiB page on every call.  Give the block back with
- * pat_comm_state_scratch_give; it is freed with the communicator. */
-void *pat_comm_state_scratch_take(pat_comm_state *st, size_t bytes);
-void pat_comm_state_scratch_give(pat_comm_state *st, void *block);
+ * page fault per 4 KiB page on every call; and allocating the executor's
+ * kilobyte of state per call made glibc consolidate its free lists every
+ * time. */
+typedef enum { PAT_SCRATCH_EXEC = 0, PAT_SCRATCH_DATA, PAT_SCRATCH_KINDS } pat_scratch_kind;
+
+/* A block of at least bytes, or NULL when the block of that kind is lent
+ * out already or bytes exceeds PAT_REDUCE_SCRATCH_KEEP (the caller then
+ * allocates its own).  Give it back with pat_comm_state_scratch_give; it
+ * is freed with the communicator. */
+void *pat_comm_state_scratch_take(pat_comm_state *st, pat_scratch_kind kind,
+                                  size_t bytes);
+void pat_comm_state_scratch_give(pat_comm_state *st, pat_scratch_kind kind,
+                                 void *block);
 
 /* Algorithm alg's state on this communicator (NULL until set); set once,
  * freed with the communicator by the row's state_free. */
@@ -368,11 +376,11 @@ typedef struct pat_tmpbuf {
 
 int pat_tmpbuf_alloc(pat_tmpbuf *buf, int count, MPI_Datatype datatype);
 
-/* n temporaries of counts[k] elements of datatype (none where counts[k] <
- * 0; one element's room where it is 0), carved from one block: the
- * communicator's scratch (pat_comm_state_scratch_take) when st is not
- * NULL and it can serve, else a fresh allocation.  bufs[0] owns the block;
- * free every one with pat_tmpbuf_free.  MPI error code. */
+/* n (1..PAT_SLOT_MAX) temporaries of counts[k] elements of datatype (none
+ * where counts[k] < 0; one element's room where it is 0), carved from one
+ * block: the communicator's PAT_SCRATCH_DATA scratch when st is not NULL
+ * and it can serve, else a fresh allocation.  bufs[0] owns the block; free
+ * every one with pat_tmpbuf_free.  MPI error code. */
 int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
                       MPI_Datatype datatype, pat_tmpbuf *bufs);
 void pat_tmpbuf_free(pat_tmpbuf *buf);

@@ -1,9 +1,10 @@
-/* MPI test (any P, run at 3): the executor's temporaries come from the
- * communicator's scratch, kept between calls (src/core/comm.c, combine.c).
+/* MPI test (any P, run at 3): the executor's state and temporaries come
+ * from the communicator's scratch, kept between calls (src/core/comm.c, combine.c).
  *
- * Checks the lending rules (one lease at a time, the same block again when
- * it is big enough, nothing above PAT_REDUCE_SCRATCH_KEEP), that every
- * scheduled row gives the block back after a call (else the next call
+ * Checks the lending rules (one lease of each kind at a time, the same
+ * block again when it is big enough, nothing above
+ * PAT_REDUCE_SCRATCH_KEEP), that every scheduled row gives both blocks
+ * (the executor's bookkeeping, the temporaries) back after a call (else the next call
  * would silently allocate again), and that results stay right when the
  * block is reused by calls whose temporaries differ in number, size and
  * datatype (a resized type with a nonzero lower bound and a gap), and with
@@ -27,19 +28,37 @@ static void check(int ok, const char *what, const char *alg, int count) {
   }
 }
 
-/* The lending rules on st, with keep = PAT_REDUCE_SCRATCH_KEEP. */
-static void lending(pat_comm_state *st, long keep) {
-  void *a, *b;
-  a = pat_comm_state_scratch_take(st, 1000);
+/* The lending rules on st for one kind, with keep =
+ * PAT_REDUCE_SCRATCH_KEEP; the other kind stays free meanwhile. */
+static void lending(pat_comm_state *st, pat_scratch_kind kind, long keep) {
+  pat_scratch_kind other = kind == PAT_SCRATCH_DATA ? PAT_SCRATCH_EXEC
+                                                    : PAT_SCRATCH_DATA;
+  void *a, *b, *c;
+  a = pat_comm_state_scratch_take(st, kind, 1000);
   check(keep < 1000 || a != NULL, "a first block", "-", 1000);
-  check(pat_comm_state_scratch_take(st, 10) == NULL, "one lease at a time",
+  check(pat_comm_state_scratch_take(st, kind, 10) == NULL,
+        "one lease at a time", "-", 10);
+  c = pat_comm_state_scratch_take(st, other, 10);
+  check(keep < 10 || (c != NULL && c != a), "the other kind is its own",
         "-", 10);
-  pat_comm_state_scratch_give(st, a);
-  b = pat_comm_state_scratch_take(st, 500);
+  pat_comm_state_scratch_give(st, other, c);
+  pat_comm_state_scratch_give(st, kind, a);
+  b = pat_comm_state_scratch_take(st, kind, 500);
   check(keep < 1000 || b == a, "the same block when big enough", "-", 500);
-  pat_comm_state_scratch_give(st, b);
-  check(pat_comm_state_scratch_take(st, (size_t)keep + 1) == NULL,
+  pat_comm_state_scratch_give(st, kind, b);
+  check(pat_comm_state_scratch_take(st, kind, (size_t)keep + 1) == NULL,
         "nothing above PAT_REDUCE_SCRATCH_KEEP", "-", 0);
+}
+
+/* Both blocks are free to lend (keep > 0), or never lent (keep = 0). */
+static void all_given_back(pat_comm_state *st, long keep, const char *name,
+                           int count) {
+  for (int k = 0; k < PAT_SCRATCH_KINDS; k++) {
+    void *block = pat_comm_state_scratch_take(st, (pat_scratch_kind)k, 1);
+    check(keep < 1 ? block == NULL : block != NULL, "the scratch given back",
+          name, count);
+    pat_comm_state_scratch_give(st, (pat_scratch_kind)k, block);
+  }
 }
 
 /* A double with a 8-byte gap before it: lower bound -8, extent 24. */
@@ -71,7 +90,6 @@ static void reduce_and_check(pat_comm_state *st, pat_reduce_alg a, int count,
   /* element 0 starts one double in: the lower bound is -8 bytes */
   double *in0 = in + (gap ? 1 : 0), *out0 = out + (gap ? 1 : 0);
   int root = count % size;
-  void *block;
   MPI_Op op = MPI_SUM;
   if (gap)
     MPI_Op_create(gapped_sum, 1, &op);
@@ -86,9 +104,7 @@ static void reduce_and_check(pat_comm_state *st, pat_reduce_alg a, int count,
         check(0, "result", name, count);
         break;
       }
-  block = pat_comm_state_scratch_take(st, 1);
-  check(keep < 1 || block != NULL, "the scratch given back", name, count);
-  pat_comm_state_scratch_give(st, block);
+  all_given_back(st, keep, name, count);
   if (gap) {
     MPI_Type_free(&t);
     MPI_Op_free(&op);
@@ -120,15 +136,15 @@ int main(int argc, char **argv) {
   keep = pat_config_get()->scratch_keep;
   check(keep == 64L << 20, "PAT_REDUCE_SCRATCH_KEEP defaults to 64 MiB", "-",
         0);
-  lending(st, keep);
+  lending(st, PAT_SCRATCH_EXEC, keep);
+  lending(st, PAT_SCRATCH_DATA, keep);
   every_row(st, keep);
   /* nothing kept */
   setenv("PAT_REDUCE_SCRATCH_KEEP", "0", 1);
   pat_reduce_config_reload();
   keep = pat_config_get()->scratch_keep;
   check(keep == 0, "PAT_REDUCE_SCRATCH_KEEP=0 read", "-", 0);
-  check(pat_comm_state_scratch_take(st, 1) == NULL, "nothing lent at 0", "-",
-        1);
+  all_given_back(st, keep, "-", 0);
   every_row(st, keep);
   if (rank == 0 && failures == 0)
     printf("test_scratch: OK\n");
