@@ -62,7 +62,7 @@ struct pat_exec {
   /* buffers by slot: readable and writable addresses of element 0 */
   const char *rd[PAT_SLOT_MAX];
   char *wr[PAT_SLOT_MAX];
-  pat_tmpbuf tmp[PAT_SLOT_MAX];
+  pat_tmpbuf tmp; /* the block of all temporaries (pat_tmpbufs_alloc) */
   /* per operation */
   unsigned char *state;
   int *npend;     /* predecessors not finished */
@@ -103,6 +103,7 @@ static int buffers_alloc(pat_exec *x) {
   const pat_call *c = &x->call;
   int rc = MPI_SUCCESS, lo[PAT_SLOT_MAX], hi[PAT_SLOT_MAX];
   int counts[PAT_SLOT_MAX];
+  pat_tmpbuf tmp[PAT_SLOT_MAX];
   x->rd[PAT_SLOT_SEND] = c->sendbuf;
   x->wr[PAT_SLOT_SEND] = c->in_place ? c->recvbuf : NULL;
   x->rd[PAT_SLOT_RECV] = c->rank == c->root ? c->recvbuf : NULL;
@@ -127,13 +128,14 @@ static int buffers_alloc(pat_exec *x) {
     counts[k] = hi[slot] < lo[slot] ? -1 : hi[slot] - lo[slot];
   }
   rc = pat_tmpbufs_alloc(c->state, PAT_SLOT_MAX - PAT_SLOT_TMP0, counts,
-                         c->datatype, x->tmp);
+                         c->datatype, tmp);
+  x->tmp = tmp[0];
   for (int k = 0; rc == MPI_SUCCESS && PAT_SLOT_TMP0 + k < PAT_SLOT_MAX; k++)
-    if (x->tmp[k].base != NULL) {
+    if (tmp[k].base != NULL) {
       /* element lo of the slot is the buffer's first */
       int slot = PAT_SLOT_TMP0 + k;
-      x->rd[slot] = x->tmp[k].base - (MPI_Aint)lo[slot] * x->extent;
-      x->wr[slot] = x->tmp[k].base - (MPI_Aint)lo[slot] * x->extent;
+      x->rd[slot] = tmp[k].base - (MPI_Aint)lo[slot] * x->extent;
+      x->wr[slot] = tmp[k].base - (MPI_Aint)lo[slot] * x->extent;
     }
   return rc;
 }
@@ -141,8 +143,7 @@ static int buffers_alloc(pat_exec *x) {
 void pat_exec_free(pat_exec *x) {
   if (x == NULL)
     return;
-  for (int k = 0; k < PAT_SLOT_MAX; k++)
-    pat_tmpbuf_free(&x->tmp[k]);
+  pat_tmpbuf_free(&x->tmp);
   pat_deps_free(x->own_deps);
   if (x->pool != NULL)
     pat_comm_state_scratch_give(x->pool, PAT_SCRATCH_EXEC, x);

@@ -379,8 +379,9 @@ int pat_tmpbuf_alloc(pat_tmpbuf *buf, int count, MPI_Datatype datatype);
 /* n (1..PAT_SLOT_MAX) temporaries of counts[k] elements of datatype (none
  * where counts[k] < 0; one element's room where it is 0), carved from one
  * block: the communicator's PAT_SCRATCH_DATA scratch when st is not NULL
- * and it can serve, else a fresh allocation.  bufs[0] owns the block; free
- * every one with pat_tmpbuf_free.  MPI error code. */
+ * and it can serve, else a fresh allocation.  bufs[0] owns the block:
+ * pat_tmpbuf_free on it frees them all (on the others it does nothing).
+ * MPI error code. */
 int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
                       MPI_Datatype datatype, pat_tmpbuf *bufs);
 void pat_tmpbuf_free(pat_tmpbuf *buf);
