@@ -60,8 +60,9 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                                    "all ranks: simulated times stay right, "
                                    "results do not); 0: never"},
     [PAT_ENV_SCRATCH_KEEP] = {"PAT_REDUCE_SCRATCH_KEEP", "67108864",
-                              "bytes of temporaries each communicator "
-                              "keeps between calls (larger ones are "
+                              "most bytes of temporaries, and of "
+                              "executor state, that each communicator "
+                              "keeps between calls (larger needs are "
                               "allocated and freed per call); 0: none"},
 };
 
