@@ -51,8 +51,14 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                                  "schedule executor: a receive of a later "
                                  "round than the earliest unfinished one is "
                                  "posted only while fewer receives are in "
-                                 "flight (0..1000000); those of that round, "
-                                 "and sends, are always posted"},
+                                 "flight (0..1000000); those of that round "
+                                 "are always posted"},
+    [PAT_ENV_MAX_SENDS] = {"PAT_REDUCE_MAX_SENDS", "4",
+                           "schedule executor: a send of a later round "
+                           "than the earliest unfinished one is posted "
+                           "only while fewer sends are in flight "
+                           "(0..1000000); those of that round are always "
+                           "posted"},
     [PAT_ENV_SMPI_SHARED_ABOVE] = {"PAT_REDUCE_SMPI_SHARED_ABOVE", "0",
                                    "SMPI build only: temporaries of more "
                                    "than this many bytes come from "
@@ -181,6 +187,10 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
                   env_value(get, PAT_ENV_MAX_OUTSTANDING), 0, 1000000, &x))
     goto out;
   cfg->max_outstanding = (int)x;
+  if (!parse_long(cfg, PAT_ENV_MAX_SENDS, env_value(get, PAT_ENV_MAX_SENDS), 0,
+                  1000000, &x))
+    goto out;
+  cfg->max_sends = (int)x;
   if (!parse_long(cfg, PAT_ENV_SMPI_SHARED_ABOVE,
                   env_value(get, PAT_ENV_SMPI_SHARED_ABOVE), 0, LONG_MAX, &x))
     goto out;

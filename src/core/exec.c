@@ -18,14 +18,21 @@
  *
  * Outstanding operations.  Every operation of the earliest round that is
  * not finished may be in flight (the validator proves that this much never
- * deadlocks), and so may every send whose data is ready.  A receive of a
- * later round is posted early only while fewer than
- * PAT_REDUCE_MAX_OUTSTANDING receives (default 1; like Open MPI's
- * max_outstanding_reqs) are in flight: two messages arriving at once share
- * the rank's link, which delays the first one's combine (measured in SMPI:
- * a tree with one late rank lost 3.5% with 16), while one receive ahead is
- * what a pipeline needs.  Ready transfers are posted before ready combines
- * run, so the next segment arrives while this one is combined.
+ * deadlocks).  A receive of a later round is posted early only while fewer
+ * than PAT_REDUCE_MAX_OUTSTANDING receives (default 1) are in flight: two
+ * messages arriving at once share the rank's link, which delays the first
+ * one's combine (measured in SMPI: a tree with one late rank lost 3.5%
+ * with 16), while one receive ahead is what a pipeline needs.  A send of a
+ * later round whose data is ready is posted early only while fewer than
+ * PAT_REDUCE_MAX_SENDS sends (default 4) are in flight, like Open MPI's
+ * chain, whose leaves send one segment at a time: a pipeline's leaf
+ * posting all 64 of its 64 KiB segments at once flooded its parent
+ * (real Open MPI, P = 8 on 2 cores, 4 MiB: 1.11-1.44x Open MPI's chain with
+ * every send posted, 1.07-1.14 with 1 in flight, 0.99-1.07 with 4).
+ * Holding either kind is safe for the same reason: the earliest round is
+ * never held, and what is held gets another chance whenever a transfer
+ * completes.  Ready transfers are posted before ready combines run, so
+ * the next segment arrives while this one is combined.
  *
  * Memory.  A call allocates nothing once its communicator has run a call
  * as large: the executor with its per-operation arrays, and the
@@ -75,7 +82,7 @@ struct pat_exec {
   /* transfers in flight: requests and their operations */
   MPI_Request *reqs;
   int *req_op, *idx, ninflight, nrecv;
-  int first, ndone, max_outstanding;
+  int first, ndone, max_outstanding, max_sends;
   pat_comm_state *pool; /* x is that state's PAT_SCRATCH_EXEC block, or malloc'd */
 };
 
@@ -253,8 +260,8 @@ static int post(pat_exec *x, int i) {
   return rc;
 }
 
-/* Posts the ready transfers; a receive beyond the earliest unfinished
- * round waits while the bound is reached. */
+/* Posts the ready transfers; a receive (send) beyond the earliest
+ * unfinished round waits while its kind's bound is reached. */
 static int post_ready(pat_exec *x) {
   int rc = MPI_SUCCESS;
   while (x->nready > 0 && rc == MPI_SUCCESS) {
@@ -263,9 +270,10 @@ static int post_ready(pat_exec *x) {
     x->nready--;
     if (x->state[i] != WAITING)
       continue;
-    if (x->ops[i].kind == PAT_SCHED_RECV &&
-        x->ops[i].round > x->ops[x->first].round &&
-        x->nrecv >= x->max_outstanding) {
+    if (x->ops[i].round > x->ops[x->first].round &&
+        (x->ops[i].kind == PAT_SCHED_RECV
+             ? x->nrecv >= x->max_outstanding
+             : x->ninflight - x->nrecv >= x->max_sends)) {
       x->held[x->nheld++] = i;
       continue;
     }
@@ -404,6 +412,7 @@ int pat_exec_start(const pat_schedule *sched, const pat_call *call,
   x->ops = pat_schedule_ops(sched, call->rank);
   x->nops = n;
   x->max_outstanding = pat_config_get()->max_outstanding;
+  x->max_sends = pat_config_get()->max_sends;
   rc = PMPI_Type_get_extent(call->datatype, &lb, &x->extent);
   if (rc == MPI_SUCCESS)
     rc = PMPI_Type_size_x(call->datatype, &size);

@@ -235,6 +235,7 @@ enum {
   PAT_ENV_MODEL,
   PAT_ENV_ROUND_COST,
   PAT_ENV_MAX_OUTSTANDING,
+  PAT_ENV_MAX_SENDS,
   PAT_ENV_SMPI_SHARED_ABOVE,
   PAT_ENV_SCRATCH_KEEP,
   PAT_ENV_COUNT
@@ -258,7 +259,8 @@ typedef struct pat_config {
   int has_model;         /* PAT_REDUCE_MODEL was given and read */
   pat_model model;
   double round_cost;   /* PAT_REDUCE_ROUND_COST, or 0 if unset */
-  int max_outstanding; /* transfers posted ahead of the earliest round */
+  int max_outstanding; /* receives posted ahead of the earliest round */
+  int max_sends;       /* sends posted ahead of the earliest round */
   long smpi_shared_above; /* SMPI build: larger temporaries shared; 0 never */
   long scratch_keep; /* bytes of temporaries a communicator keeps */
   /* each algorithm's parsed tunables (pat_config_alg) */

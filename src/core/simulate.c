@@ -22,10 +22,12 @@
  * Method.  A discrete-event simulation over every rank's program: one
  * event per operation (ready; a message's end of latency and its last
  * byte; a combine's end) in an indexed heap keyed by (time, operation),
- * so ties go by rank then program order: deterministic.  Receives are
- * posted as the executor posts them: one of a later round than the rank's
- * first unfinished operation waits while PAT_REDUCE_MAX_OUTSTANDING
- * receives are in flight (held in program order).  When messages start or
+ * so ties go by rank then program order: deterministic.  Transfers are
+ * posted as the executor posts them: a receive (send) of a later round
+ * than the rank's first unfinished operation waits while
+ * PAT_REDUCE_MAX_OUTSTANDING receives (PAT_REDUCE_MAX_SENDS sends) are in
+ * flight (held in program order; a send is in flight until its message
+ * has arrived).  When messages start or
  * stop flowing at a port, the rates of the messages connected to it
  * through shared ports are recomputed by progressive filling once all
  * events of that time are processed, and their end events moved.  Cost
@@ -66,8 +68,8 @@ typedef struct sim {
   /* the executor's bound on receives posted ahead: per rank the first
    * unfinished operation, the receives in flight, and the held ones (a
    * FIFO linked through held_next) */
-  int max_outstanding;
-  int *first, *nrecv, *held_head, *held_tail, *held_next;
+  int max_outstanding, max_sends;
+  int *first, *nrecv, *nsend, *held_head, *held_tail, *held_next;
   /* Flows (messages past their latency), by their send's id: bytes left
    * at time last, at rate bytes per second.  Port 2 r is rank r's send
    * port, 2 r + 1 its receive port; each lists its flows (doubly linked
@@ -134,6 +136,7 @@ static void finish(sim *x, int g, double t) {
   int round = x->first[r] < n ? round_of(x, r, x->first[r]) : -1;
   const pat_deps *d = x->deps[r];
   x->nrecv[r] -= op_of(x, g)->kind == PAT_SCHED_RECV;
+  x->nsend[r] -= op_of(x, g)->kind == PAT_SCHED_SEND;
   x->state[g] = DONE;
   x->ready[g] = t;
   for (int k = d->succ_start[i]; k < d->succ_start[i + 1]; k++) {
@@ -146,19 +149,20 @@ static void finish(sim *x, int g, double t) {
     x->first[r]++;
   if (x->held_head[r] >= 0 &&
       (op_of(x, g)->kind == PAT_SCHED_RECV ||
+       op_of(x, g)->kind == PAT_SCHED_SEND ||
        (x->first[r] < n && round_of(x, r, x->first[r]) != round)))
     release_held(x, r, t);
 }
 
-/* As the executor: a receive of a later round than the rank's first
- * unfinished operation waits while max_outstanding receives are in
- * flight. */
+/* As the executor: a receive (send) of a later round than the rank's
+ * first unfinished operation waits while max_outstanding receives
+ * (max_sends sends) are in flight. */
 static int hold(sim *x, int g) {
   int r = x->rank_of[g], n = x->base[r + 1] - x->base[r];
   const pat_sched_op *o = op_of(x, g);
-  if (o->kind != PAT_SCHED_RECV || x->first[r] >= n ||
-      o->round <= round_of(x, r, x->first[r]) ||
-      x->nrecv[r] < x->max_outstanding)
+  if (x->first[r] >= n || o->round <= round_of(x, r, x->first[r]) ||
+      (o->kind == PAT_SCHED_RECV ? x->nrecv[r] < x->max_outstanding
+                                 : x->nsend[r] < x->max_sends))
     return 0;
   x->state[g] = HELD;
   x->held_next[g] = -1;
@@ -330,6 +334,7 @@ static void on_event(sim *x, int g, double t) {
   } else if (!hold(x, g)) {
     int next = x->deps[r]->chan_next[i];
     x->nrecv[r] += o->kind == PAT_SCHED_RECV;
+    x->nsend[r] += o->kind == PAT_SCHED_SEND;
     x->state[g] = POSTED;
     x->posted[g] = t;
     if (x->partner[g] >= 0 && x->state[x->partner[g]] == POSTED)
@@ -405,6 +410,7 @@ static void sim_free(sim *x) {
   free(x->cpu);
   free(x->first);
   free(x->nrecv);
+  free(x->nsend);
   free(x->held_head);
   free(x->held_tail);
   free(x->held_next);
@@ -439,11 +445,12 @@ static int sim_alloc(sim *x) {
   x->cap = malloc((size_t)(2 * x->P) * sizeof *x->cap);
   x->first = calloc((size_t)x->P, sizeof *x->first);
   x->nrecv = calloc((size_t)x->P, sizeof *x->nrecv);
+  x->nsend = calloc((size_t)x->P, sizeof *x->nsend);
   x->held_head = malloc((size_t)x->P * sizeof *x->held_head);
   x->held_tail = malloc((size_t)x->P * sizeof *x->held_tail);
   if (!x->base || !x->deps || !x->cpu || !x->port_head || !x->dirty ||
       !x->port_seen || !x->comp_port || !x->nfree || !x->cap || !x->first ||
-      !x->nrecv || !x->held_head || !x->held_tail)
+      !x->nrecv || !x->nsend || !x->held_head || !x->held_tail)
     return PAT_ERR_NO_MEMORY;
   for (int r = 0; r < x->P; r++)
     x->held_head[r] = x->held_tail[r] = -1;
@@ -503,6 +510,7 @@ int pat_schedule_simulate(const pat_schedule *sched, const double *arrivals,
   x.elem = pat_schedule_params(sched)->elem_size;
   x.arrivals = arrivals;
   x.max_outstanding = pat_config_get()->max_outstanding;
+  x.max_sends = pat_config_get()->max_sends;
   root = pat_schedule_params(sched)->root;
   if (!(x.m->alpha >= 0 && x.m->beta >= 0 && x.m->gamma >= 0 && x.elem >= 0)) {
     err = PAT_ERR_INVALID_ARG;

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -216,6 +217,43 @@ static void flow_edges(void **state) {
   pat_schedule_free(s);
 }
 
+/* As the executor: rank 0's sends of later rounds than its first
+ * unfinished one are posted only while fewer than PAT_REDUCE_MAX_SENDS
+ * sends are in flight.  Three messages of b bytes to three ranks, in
+ * rounds 0, 1, 2, each receiver waiting from the start: all at once they
+ * share rank 0's send port (alpha + 3 b beta); two at a time, the third
+ * follows (2 alpha + 3 b beta); one at a time (or none early: 0), three
+ * times alpha + b beta. */
+static void sends_ahead_bounded(void **state) {
+  const struct {
+    const char *max;
+    double want;
+  } cases[] = {{NULL, 1}, {"4", 1}, {"3", 1}, {"2", 2}, {"1", 3}, {"0", 3}};
+  pat_schedule *s = by_hand(4, 3, 4000);
+  double b = 4000, t = -1;
+  (void)state;
+  for (int k = 1; k <= 3; k++) {
+    add(s, 0, PAT_SCHED_SEND, k - 1, k, PAT_SLOT_SEND, -1, k - 1, 1);
+    add(s, k, PAT_SCHED_RECV, k - 1, 0, -1, PAT_SLOT_TMP0, k - 1, 1);
+  }
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    double n = cases[c].want; /* messages one after the other */
+    if (cases[c].max != NULL)
+      setenv("PAT_REDUCE_MAX_SENDS", cases[c].max, 1);
+    else
+      unsetenv("PAT_REDUCE_MAX_SENDS"); /* the default: 4 */
+    pat_reduce_config_reload();
+    assert_int_equal(pat_config_get()->error, PAT_SUCCESS);
+    assert_int_equal(pat_schedule_simulate(s, NULL, NULL, &t), PAT_SUCCESS);
+    near(t, n == 1   ? M.alpha + 3 * b * M.beta
+            : n == 2 ? 2 * M.alpha + 3 * b * M.beta
+                     : 3 * (M.alpha + b * M.beta));
+  }
+  unsetenv("PAT_REDUCE_MAX_SENDS");
+  pat_reduce_config_reload();
+  pat_schedule_free(s);
+}
+
 static void unmatched_schedule_is_refused(void **state) {
   pat_sched_params p = {.nranks = 2, .root = 0, .count = 1, .model = M};
   pat_schedule *s = NULL;
@@ -238,6 +276,7 @@ int main(void) {
       cmocka_unit_test(ports_and_processor),
       cmocka_unit_test(max_min_sharing),
       cmocka_unit_test(flow_edges),
+      cmocka_unit_test(sends_ahead_bounded),
       cmocka_unit_test(unmatched_schedule_is_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
