@@ -126,8 +126,8 @@ int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
     goto out;
 #ifdef PATREDUCE_SMPI
   /* shared blocks are not kept: each call gets its own */
-  if (pat_config_get()->smpi_shared_above <= 0 ||
-      total <= (size_t)pat_config_get()->smpi_shared_above)
+  long above = pat_config_get()->smpi_shared_above;
+  if (above <= 0 || total <= (size_t)above)
 #endif
     if (st != NULL)
       block = pat_comm_state_scratch_take(st, PAT_SCRATCH_DATA, total);

@@ -83,7 +83,8 @@ struct pat_exec {
   MPI_Request *reqs;
   int *req_op, *idx, ninflight, nrecv;
   int first, ndone, max_outstanding, max_sends;
-  pat_comm_state *pool; /* x is that state's PAT_SCRATCH_EXEC block, or malloc'd */
+  /* the state whose PAT_SCRATCH_EXEC block x is, or NULL: x is malloc'd */
+  pat_comm_state *pool;
 };
 
 /* Address checks: a program naming a slot this rank lacks is an internal
@@ -371,9 +372,9 @@ static int exec_alloc(pat_comm_state *st, int n, pat_exec **out) {
   size_t at_ints = at_reqs + aligned(nn * sizeof(MPI_Request));
   size_t at_state = at_ints + aligned(7 * nn * sizeof(int));
   size_t total = at_state + aligned(nn);
-  char *block = st != NULL ? pat_comm_state_scratch_take(st, PAT_SCRATCH_EXEC,
-                                                         total)
-                           : NULL;
+  char *block = st != NULL
+                    ? pat_comm_state_scratch_take(st, PAT_SCRATCH_EXEC, total)
+                    : NULL;
   pat_comm_state *pool = block != NULL ? st : NULL;
   pat_exec *x;
   if (block == NULL)
@@ -401,6 +402,7 @@ static int exec_alloc(pat_comm_state *st, int n, pat_exec **out) {
 int pat_exec_start(const pat_schedule *sched, const pat_call *call,
                    const pat_deps *deps, pat_exec **out) {
   pat_exec *x = NULL;
+  const pat_config *cfg = pat_config_get();
   const pat_sched_params *p = pat_schedule_params(sched);
   MPI_Aint lb;
   MPI_Count size = 0;
@@ -411,8 +413,8 @@ int pat_exec_start(const pat_schedule *sched, const pat_call *call,
   x->call = *call;
   x->ops = pat_schedule_ops(sched, call->rank);
   x->nops = n;
-  x->max_outstanding = pat_config_get()->max_outstanding;
-  x->max_sends = pat_config_get()->max_sends;
+  x->max_outstanding = cfg->max_outstanding;
+  x->max_sends = cfg->max_sends;
   rc = PMPI_Type_get_extent(call->datatype, &lb, &x->extent);
   if (rc == MPI_SUCCESS)
     rc = PMPI_Type_size_x(call->datatype, &size);

@@ -258,11 +258,11 @@ typedef struct pat_config {
   long clock_refresh;    /* re-estimate clock offsets every N calls, 0 never */
   int has_model;         /* PAT_REDUCE_MODEL was given and read */
   pat_model model;
-  double round_cost;   /* PAT_REDUCE_ROUND_COST, or 0 if unset */
-  int max_outstanding; /* receives posted ahead of the earliest round */
-  int max_sends;       /* sends posted ahead of the earliest round */
+  double round_cost;      /* PAT_REDUCE_ROUND_COST, or 0 if unset */
+  int max_outstanding;    /* receives posted ahead of the earliest round */
+  int max_sends;          /* sends posted ahead of the earliest round */
   long smpi_shared_above; /* SMPI build: larger temporaries shared; 0 never */
-  long scratch_keep; /* bytes of temporaries a communicator keeps */
+  long scratch_keep;      /* bytes a communicator keeps of each scratch block */
   /* each algorithm's parsed tunables (pat_config_alg) */
   _Alignas(max_align_t) unsigned char alg[PAT_REDUCE_ALG_COUNT]
                                          [PAT_ALG_CONFIG_BYTES];
@@ -333,7 +333,11 @@ int pat_comm_state_has_pat(const pat_comm_state *st);
  * page fault per 4 KiB page on every call; and allocating the executor's
  * kilobyte of state per call made glibc consolidate its free lists every
  * time. */
-typedef enum { PAT_SCRATCH_EXEC = 0, PAT_SCRATCH_DATA, PAT_SCRATCH_KINDS } pat_scratch_kind;
+typedef enum {
+  PAT_SCRATCH_EXEC = 0,
+  PAT_SCRATCH_DATA,
+  PAT_SCRATCH_KINDS
+} pat_scratch_kind;
 
 /* A block of at least bytes, or NULL when the block of that kind is lent
  * out already or bytes exceeds PAT_REDUCE_SCRATCH_KEEP (the caller then
@@ -370,9 +374,9 @@ int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
 /* A temporary buffer able to hold count elements of a datatype, whatever
  * its lower bound: base points where element 0 starts. */
 typedef struct pat_tmpbuf {
-  void *raw;  /* the block this buffer owns, or NULL */
-  char *base; /* element 0, or NULL when unused */
-  int how;    /* where raw came from (combine.c) */
+  void *raw;            /* the block this buffer owns, or NULL */
+  char *base;           /* element 0, or NULL when unused */
+  int how;              /* where raw came from (combine.c) */
   pat_comm_state *pool; /* the state whose scratch raw is, or NULL */
 } pat_tmpbuf;
 

@@ -1,12 +1,13 @@
 /* MPI test (any P, run at 3): the executor's state and temporaries come
- * from the communicator's scratch, kept between calls (src/core/comm.c, combine.c).
+ * from the communicator's scratch, kept between calls (src/core/comm.c,
+ * combine.c).
  *
  * Checks the lending rules (one lease of each kind at a time, the same
  * block again when it is big enough, nothing above
  * PAT_REDUCE_SCRATCH_KEEP), that every scheduled row gives both blocks
- * (the executor's bookkeeping, the temporaries) back after a call (else the next call
- * would silently allocate again), and that results stay right when the
- * block is reused by calls whose temporaries differ in number, size and
+ * (the executor's bookkeeping, the temporaries) back after a call (else the
+ * next call would silently allocate again), and that results stay right when
+ * the block is reused by calls whose temporaries differ in number, size and
  * datatype (a resized type with a nonzero lower bound and a gap), and with
  * PAT_REDUCE_SCRATCH_KEEP=0 (nothing kept).
  */
@@ -31,16 +32,16 @@ static void check(int ok, const char *what, const char *alg, int count) {
 /* The lending rules on st for one kind, with keep =
  * PAT_REDUCE_SCRATCH_KEEP; the other kind stays free meanwhile. */
 static void lending(pat_comm_state *st, pat_scratch_kind kind, long keep) {
-  pat_scratch_kind other = kind == PAT_SCRATCH_DATA ? PAT_SCRATCH_EXEC
-                                                    : PAT_SCRATCH_DATA;
+  pat_scratch_kind other =
+      kind == PAT_SCRATCH_DATA ? PAT_SCRATCH_EXEC : PAT_SCRATCH_DATA;
   void *a, *b, *c;
   a = pat_comm_state_scratch_take(st, kind, 1000);
   check(keep < 1000 || a != NULL, "a first block", "-", 1000);
   check(pat_comm_state_scratch_take(st, kind, 10) == NULL,
         "one lease at a time", "-", 10);
   c = pat_comm_state_scratch_take(st, other, 10);
-  check(keep < 10 || (c != NULL && c != a), "the other kind is its own",
-        "-", 10);
+  check(keep < 10 || (c != NULL && c != a), "the other kind is its own", "-",
+        10);
   pat_comm_state_scratch_give(st, other, c);
   pat_comm_state_scratch_give(st, kind, a);
   b = pat_comm_state_scratch_take(st, kind, 500);
@@ -95,8 +96,8 @@ static void reduce_and_check(pat_comm_state *st, pat_reduce_alg a, int count,
     MPI_Op_create(gapped_sum, 1, &op);
   for (int i = 0; i < count; i++)
     in0[i * stride] = (double)(rank + 1) * (i % 97 + 1);
-  check(pat_reduce_using(a, in0, out0, count, t, op, root,
-                         MPI_COMM_WORLD) == MPI_SUCCESS,
+  check(pat_reduce_using(a, in0, out0, count, t, op, root, MPI_COMM_WORLD) ==
+            MPI_SUCCESS,
         "reduce", name, count);
   if (rank == root)
     for (int i = 0; i < count; i++)
