@@ -140,6 +140,40 @@ static void bad_verbosity_is_an_error(void **state) {
   }
 }
 
+/* The executor's integer tunables reject what is not a non-negative
+ * integer in range, naming the variable and the range. */
+static void executor_bounds_checked(void **state) {
+  const char *vars[] = {"PAT_REDUCE_MAX_OUTSTANDING", "PAT_REDUCE_MAX_SENDS",
+                        "PAT_REDUCE_SCRATCH_KEEP"};
+  const char *bad[] = {"-1", "x", "4k", "2000000"};
+  pat_config cfg;
+  (void)state;
+  set_env(NULL, NULL);
+  for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {
+    fake_env[2][0] = vars[v];
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+      char want[96];
+      /* 2000000 is too large for the bounds only, not for the byte limit */
+      if (v == 2 && b == 3)
+        continue;
+      fake_env[2][1] = bad[b];
+      pat_config_parse(&cfg, fake_getenv);
+      assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
+      snprintf(want, sizeof want, "%s=%s is not an integer in 0..", vars[v],
+               bad[b]);
+      assert_non_null(strstr(cfg.why, want));
+    }
+    fake_env[2][1] = "0";
+    pat_config_parse(&cfg, fake_getenv);
+    assert_int_equal(cfg.error, PAT_SUCCESS);
+  }
+  fake_env[2][0] = NULL;
+  fake_env[2][1] = NULL;
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.max_sends, 4);
+  assert_int_equal(cfg.scratch_keep, 64L << 20);
+}
+
 /* Reads the README and returns the first cells (`code`) of the markdown
  * table rows that follow the line containing marker. */
 static int readme_table(const char *marker, char names[][64], int max) {
@@ -198,6 +232,7 @@ int main(void) {
       cmocka_unit_test(algorithm_by_name_any_case),
       cmocka_unit_test(unknown_algorithm_lists_valid_names),
       cmocka_unit_test(bad_verbosity_is_an_error),
+      cmocka_unit_test(executor_bounds_checked),
       cmocka_unit_test(readme_lists_every_algorithm),
       cmocka_unit_test(readme_lists_every_env_var),
   };
