@@ -43,18 +43,10 @@ static int smpi_charge_combine(int count, MPI_Datatype datatype) {
 /* Where a temporary's block came from. */
 enum { TMP_NONE = 0, TMP_MALLOC, TMP_SHARED, TMP_SCRATCH };
 
-/* Bytes that count (>= 1) elements of datatype span, and the offset of
- * element 0 in them: count elements span true_extent + (count - 1) *
- * extent bytes, starting true_lb bytes after the address of element 0. */
-static int span(int count, MPI_Datatype datatype, size_t *bytes,
-                MPI_Aint *true_lb) {
-  MPI_Aint lb, extent, true_extent;
-  int rc = PMPI_Type_get_extent(datatype, &lb, &extent);
-  if (rc == MPI_SUCCESS)
-    rc = PMPI_Type_get_true_extent(datatype, true_lb, &true_extent);
-  if (rc == MPI_SUCCESS)
-    *bytes = (size_t)true_extent + (size_t)(count - 1) * (size_t)extent;
-  return rc;
+/* Bytes that count (>= 1) elements of a datatype span: true_extent +
+ * (count - 1) * extent, starting true_lb bytes after element 0. */
+static size_t span(int count, const pat_type_info *type) {
+  return (size_t)type->true_extent + (size_t)(count - 1) * (size_t)type->extent;
 }
 
 /* A fresh block of bytes: SMPI_SHARED_MALLOC above
@@ -77,21 +69,14 @@ static int block_alloc(pat_tmpbuf *buf, size_t bytes) {
 }
 
 int pat_tmpbuf_alloc(pat_tmpbuf *buf, int count, MPI_Datatype datatype) {
-  size_t bytes = 0;
-  MPI_Aint true_lb = 0;
-  int rc = MPI_SUCCESS;
+  pat_type_info type;
+  /* an invalid datatype is reported even for no buffer */
+  int rc = pat_type_info_get(datatype, &type);
   *buf = (pat_tmpbuf){.how = TMP_NONE};
-  if (count <= 0) {
-    /* no buffer; an invalid datatype is still reported */
-    rc = span(1, datatype, &bytes, &true_lb);
-    goto out;
-  }
-  rc = span(count, datatype, &bytes, &true_lb);
-  if (rc == MPI_SUCCESS)
-    rc = block_alloc(buf, bytes);
-  if (rc == MPI_SUCCESS)
-    buf->base = (char *)buf->raw - true_lb;
-out:
+  if (rc == MPI_SUCCESS && count > 0)
+    rc = block_alloc(buf, span(count, &type));
+  if (rc == MPI_SUCCESS && count > 0)
+    buf->base = (char *)buf->raw - type.true_lb;
   return rc;
 }
 
@@ -103,9 +88,8 @@ static size_t align_up(size_t b) {
 }
 
 int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
-                      MPI_Datatype datatype, pat_tmpbuf *bufs) {
-  size_t total = 0, bytes = 0, at[PAT_SLOT_MAX];
-  MPI_Aint true_lb = 0;
+                      const pat_type_info *type, pat_tmpbuf *bufs) {
+  size_t total = 0, at[PAT_SLOT_MAX];
   char *block = NULL;
   int rc = MPI_SUCCESS;
   for (int k = 0; k < n; k++)
@@ -114,15 +98,13 @@ int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
     rc = MPI_ERR_INTERN;
     goto out;
   }
-  for (int k = 0; k < n && rc == MPI_SUCCESS; k++) {
+  for (int k = 0; k < n; k++) {
     at[k] = total;
-    if (counts[k] < 0)
-      continue;
     /* an empty range still needs an address: one element's room */
-    rc = span(counts[k] > 0 ? counts[k] : 1, datatype, &bytes, &true_lb);
-    total += align_up(bytes);
+    if (counts[k] >= 0)
+      total += align_up(span(counts[k] > 0 ? counts[k] : 1, type));
   }
-  if (rc != MPI_SUCCESS || total == 0)
+  if (total == 0)
     goto out;
 #ifdef PATREDUCE_SMPI
   /* shared blocks are not kept: each call gets its own */
@@ -141,7 +123,7 @@ int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
   }
   for (int k = 0; k < n && rc == MPI_SUCCESS; k++)
     if (counts[k] >= 0)
-      bufs[k].base = block + at[k] - true_lb;
+      bufs[k].base = block + at[k] - type->true_lb;
 out:
   return rc;
 }
@@ -175,36 +157,47 @@ const char *pat_celem(const char *base, int i, MPI_Aint extent) {
   return base + (MPI_Aint)i * extent;
 }
 
+int pat_type_info_get(MPI_Datatype datatype, pat_type_info *info) {
+  int rc = PMPI_Type_size_x(datatype, &info->size);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Type_get_extent(datatype, &info->lb, &info->extent);
+  if (rc == MPI_SUCCESS)
+    rc =
+        PMPI_Type_get_true_extent(datatype, &info->true_lb, &info->true_extent);
+  info->contiguous = rc == MPI_SUCCESS && info->size == info->extent &&
+                     info->size == info->true_extent && info->lb == 0 &&
+                     info->true_lb == 0;
+  return rc;
+}
+
 int pat_type_is_contiguous(MPI_Datatype datatype, int *contiguous) {
-  MPI_Aint lb, extent, true_lb, true_extent;
-  MPI_Count size;
-  int rc = PMPI_Type_size_x(datatype, &size);
+  pat_type_info info;
+  int rc = pat_type_info_get(datatype, &info);
   if (rc == MPI_SUCCESS)
-    rc = PMPI_Type_get_extent(datatype, &lb, &extent);
-  if (rc == MPI_SUCCESS)
-    rc = PMPI_Type_get_true_extent(datatype, &true_lb, &true_extent);
-  if (rc == MPI_SUCCESS)
-    *contiguous =
-        size == extent && size == true_extent && lb == 0 && true_lb == 0;
+    *contiguous = info.contiguous;
   return rc;
 }
 
 int pat_local_copy(const void *src, void *dst, int count,
                    MPI_Datatype datatype) {
+  pat_type_info type;
   int rc = MPI_SUCCESS;
-  int contiguous = 0, packed = 0, pos = 0;
-  MPI_Count size = 0;
+  if (count > 0 && src != dst)
+    rc = pat_type_info_get(datatype, &type);
+  if (rc == MPI_SUCCESS && count > 0 && src != dst)
+    rc = pat_local_copy_info(src, dst, count, datatype, &type);
+  return rc;
+}
+
+int pat_local_copy_info(const void *src, void *dst, int count,
+                        MPI_Datatype datatype, const pat_type_info *type) {
+  int rc = MPI_SUCCESS, packed = 0, pos = 0;
   void *pack = NULL;
 
   if (count == 0 || src == dst)
     goto out;
-  rc = pat_type_is_contiguous(datatype, &contiguous);
-  if (rc != MPI_SUCCESS)
-    goto out;
-  if (contiguous) {
-    rc = PMPI_Type_size_x(datatype, &size);
-    if (rc == MPI_SUCCESS)
-      memmove(dst, src, (size_t)size * (size_t)count);
+  if (type->contiguous) {
+    memmove(dst, src, (size_t)type->size * (size_t)count);
     goto out;
   }
   /* Gaps: pack and unpack, which touch only the type's data bytes. */

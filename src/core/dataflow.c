@@ -11,7 +11,9 @@
  * writes dst.  At an in-place root the send buffer is the receive buffer,
  * so both slot names are one buffer.  Besides, a SEND (RECV) may only be
  * posted once the previous SEND to (RECV from) the same peer is posted:
- * that keeps MPI's matching in program order with one tag.
+ * that keeps MPI's matching in program order with one tag.  With them go
+ * the element range of each temporary the program touches, from which the
+ * executor sizes its temporaries without a pass over the program per call.
  *
  * Method.  [0, count) is cut at every boundary of the program's ranges
  * (K pieces), and every (buffer, piece) remembers its last writer and the
@@ -23,6 +25,7 @@
  * through a hash table: the validator runs this for every rank of a
  * P = 1024 ring, 3 million operations.)
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,6 +216,30 @@ out:
   return err;
 }
 
+/* The range of each temporary slot the program touches, so that the
+ * executor sizes its temporaries without a pass over the program. */
+static void tmp_ranges(const pat_sched_op *ops, int nops, pat_deps *d) {
+  for (int s = 0; s < PAT_SLOT_MAX; s++) {
+    d->tmp_lo[s] = INT_MAX; /* hi < lo: not used */
+    d->tmp_hi[s] = 0;
+  }
+  d->ntmp = 0;
+  for (int i = 0; i < nops; i++) {
+    int slots[2] = {ops[i].src, ops[i].dst};
+    for (int j = 0; j < 2; j++) {
+      int s = slots[j];
+      if (s >= PAT_SLOT_TMP0 && s < PAT_SLOT_MAX) {
+        if (ops[i].offset < d->tmp_lo[s])
+          d->tmp_lo[s] = ops[i].offset;
+        if (ops[i].offset + ops[i].count > d->tmp_hi[s])
+          d->tmp_hi[s] = ops[i].offset + ops[i].count;
+        if (s - PAT_SLOT_TMP0 + 1 > d->ntmp)
+          d->ntmp = s - PAT_SLOT_TMP0 + 1;
+      }
+    }
+  }
+}
+
 int pat_deps_alloc(const pat_sched_op *ops, int nops, int in_place_root,
                    pat_deps **out) {
   builder b = {.nops = nops, .err = PAT_SUCCESS};
@@ -299,6 +326,7 @@ int pat_deps_alloc(const pat_sched_op *ops, int nops, int in_place_root,
     d->succ[d->succ_start[b.edge[2 * e]] + b.mark[b.edge[2 * e]]++] =
         b.edge[2 * e + 1];
   b.err = link_channels(ops, nops, d);
+  tmp_ranges(ops, nops, d);
 out:
   for (int s = 0; s < PAT_SLOT_MAX; s++) {
     free(b.lastw[s]);

@@ -21,7 +21,6 @@ static int arg_error(MPI_Comm comm, int code, const char *msg) {
 static int check_args(pat_call *c, pat_reduce_alg alg) {
   char msg[600];
   int rc = MPI_SUCCESS, inter = 0;
-  MPI_Count size;
   const pat_config *cfg = pat_config_get();
 
   if (c->comm == MPI_COMM_NULL) {
@@ -57,7 +56,7 @@ static int check_args(pat_call *c, pat_reduce_alg alg) {
     goto out;
   }
   if (c->datatype == MPI_DATATYPE_NULL ||
-      PMPI_Type_size_x(c->datatype, &size) != MPI_SUCCESS) {
+      pat_type_info_get(c->datatype, &c->type) != MPI_SUCCESS) {
     rc = arg_error(c->comm, MPI_ERR_TYPE,
                    "datatype is MPI_DATATYPE_NULL or not a valid datatype");
     goto out;
@@ -109,8 +108,7 @@ static int check_args(pat_call *c, pat_reduce_alg alg) {
     c->sendbuf = c->recvbuf;
   /* by type size, not extent: the same on every rank for matching type
    * signatures, so the round cost derived from it is too */
-  c->bytes = (double)c->count * (double)size;
-  rc = pat_type_is_contiguous(c->datatype, &c->contiguous);
+  c->bytes = (double)c->count * (double)c->type.size;
 out:
   return rc;
 }
@@ -217,8 +215,9 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
     rc = MPI_ERR_ARG;
     goto depart;
   }
-  props = (pat_call_props){
-      .commutative = c.commutative, .contiguous = c.contiguous, .count = count};
+  props = (pat_call_props){.commutative = c.commutative,
+                           .contiguous = c.type.contiguous,
+                           .count = count};
   if (pat_alg_select(pat_alg_table, PAT_REDUCE_ALG_COUNT, alg, &props,
                      &chosen) != PAT_SUCCESS) {
     rc = MPI_ERR_INTERN;

@@ -45,9 +45,15 @@
  *
  * Measurements.  Every finished receive (posted to completed) and combine
  * is a (bytes, seconds) sample for the PAT layer's model, and every
- * transfer and combine an interval for the trace.
+ * transfer and combine an interval for the trace.  The clock is read only
+ * when one of them is on.
+ *
+ * Per-call cost.  What a call derives from its program alone (the
+ * dependencies, the range of each temporary) is computed once with the
+ * cached schedule (dataflow.c); the datatype is read once per call (the
+ * caller's pat_call).  Measured, one rank, 8 bytes, binomial: 0.22-0.27 us
+ * per call before, 0.15-0.22 after (Open MPI's binomial: 0.02, a copy).
  */
-#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +64,6 @@
 enum { WAITING = 0, STARTED, DONE };
 
 struct pat_exec {
-  pat_call call; /* a copy: the caller's may go away */
   const pat_sched_op *ops;
   int nops;
   const pat_deps *deps; /* the caller's (cached), or own_deps */
@@ -66,9 +71,6 @@ struct pat_exec {
   int *ints; /* one block for the int arrays below */
   MPI_Aint extent;
   double elem_bytes;
-  /* buffers by slot: readable and writable addresses of element 0 */
-  const char *rd[PAT_SLOT_MAX];
-  char *wr[PAT_SLOT_MAX];
   pat_tmpbuf tmp; /* the block of all temporaries (pat_tmpbufs_alloc) */
   /* per operation */
   unsigned char *state;
@@ -83,21 +85,28 @@ struct pat_exec {
   MPI_Request *reqs;
   int *req_op, *idx, ninflight, nrecv;
   int first, ndone, max_outstanding, max_sends;
+  int timed; /* someone reads the times: the trace or the PAT layer */
   /* the state whose PAT_SCRATCH_EXEC block x is, or NULL: x is malloc'd */
   pat_comm_state *pool;
+  /* not zeroed (exec_alloc): buffers by slot, readable and writable
+   * addresses of element 0, set for slots 0 .. nslots - 1 */
+  int nslots;
+  const char *rd[PAT_SLOT_MAX];
+  char *wr[PAT_SLOT_MAX];
+  pat_call call; /* a copy: the caller's may go away */
 };
 
 /* Address checks: a program naming a slot this rank lacks is an internal
  * error, never a write through NULL. */
 static int rd_at(const pat_exec *x, int slot, int elem, const char **p) {
-  if (slot < 0 || slot >= PAT_SLOT_MAX || x->rd[slot] == NULL)
+  if (slot < 0 || slot >= x->nslots || x->rd[slot] == NULL)
     return MPI_ERR_INTERN;
   *p = pat_celem(x->rd[slot], elem, x->extent);
   return MPI_SUCCESS;
 }
 
 static int wr_at(const pat_exec *x, int slot, int elem, char **p) {
-  if (slot < 0 || slot >= PAT_SLOT_MAX || x->wr[slot] == NULL)
+  if (slot < 0 || slot >= x->nslots || x->wr[slot] == NULL)
     return MPI_ERR_INTERN;
   *p = pat_elem(x->wr[slot], elem, x->extent);
   return MPI_SUCCESS;
@@ -109,41 +118,34 @@ static int wr_at(const pat_exec *x, int slot, int elem, char **p) {
  * the communicator's scratch where it can serve (combine.c). */
 static int buffers_alloc(pat_exec *x) {
   const pat_call *c = &x->call;
-  int rc = MPI_SUCCESS, lo[PAT_SLOT_MAX], hi[PAT_SLOT_MAX];
-  int counts[PAT_SLOT_MAX];
+  const pat_deps *d = x->deps;
+  int rc = MPI_SUCCESS, counts[PAT_SLOT_MAX];
   pat_tmpbuf tmp[PAT_SLOT_MAX];
   x->rd[PAT_SLOT_SEND] = c->sendbuf;
   x->wr[PAT_SLOT_SEND] = c->in_place ? c->recvbuf : NULL;
   x->rd[PAT_SLOT_RECV] = c->rank == c->root ? c->recvbuf : NULL;
   x->wr[PAT_SLOT_RECV] = c->rank == c->root ? c->recvbuf : NULL;
-  for (int k = 0; k < PAT_SLOT_MAX; k++) {
-    lo[k] = INT_MAX; /* hi < lo: not used */
-    hi[k] = 0;
+  x->nslots = PAT_SLOT_TMP0 + d->ntmp;
+  for (int slot = PAT_SLOT_TMP0; slot < x->nslots; slot++) {
+    x->rd[slot] = NULL;
+    x->wr[slot] = NULL;
   }
-  for (int i = 0; i < x->nops; i++) {
-    const pat_sched_op *op = &x->ops[i];
-    int slots[2] = {op->src, op->dst};
-    for (int j = 0; j < 2; j++)
-      if (slots[j] >= PAT_SLOT_TMP0 && slots[j] < PAT_SLOT_MAX) {
-        lo[slots[j]] = op->offset < lo[slots[j]] ? op->offset : lo[slots[j]];
-        hi[slots[j]] = op->offset + op->count > hi[slots[j]]
-                           ? op->offset + op->count
-                           : hi[slots[j]];
-      }
-  }
-  for (int k = 0; PAT_SLOT_TMP0 + k < PAT_SLOT_MAX; k++) {
+  if (d->ntmp == 0)
+    return rc;
+  for (int k = 0; k < d->ntmp; k++) {
     int slot = PAT_SLOT_TMP0 + k;
-    counts[k] = hi[slot] < lo[slot] ? -1 : hi[slot] - lo[slot];
+    counts[k] = d->tmp_hi[slot] < d->tmp_lo[slot]
+                    ? -1
+                    : d->tmp_hi[slot] - d->tmp_lo[slot];
   }
-  rc = pat_tmpbufs_alloc(c->state, PAT_SLOT_MAX - PAT_SLOT_TMP0, counts,
-                         c->datatype, tmp);
+  rc = pat_tmpbufs_alloc(c->state, d->ntmp, counts, &c->type, tmp);
   x->tmp = tmp[0];
-  for (int k = 0; rc == MPI_SUCCESS && PAT_SLOT_TMP0 + k < PAT_SLOT_MAX; k++)
+  for (int k = 0; rc == MPI_SUCCESS && k < d->ntmp; k++)
     if (tmp[k].base != NULL) {
       /* element lo of the slot is the buffer's first */
       int slot = PAT_SLOT_TMP0 + k;
-      x->rd[slot] = tmp[k].base - (MPI_Aint)lo[slot] * x->extent;
-      x->wr[slot] = tmp[k].base - (MPI_Aint)lo[slot] * x->extent;
+      x->rd[slot] = tmp[k].base - (MPI_Aint)d->tmp_lo[slot] * x->extent;
+      x->wr[slot] = tmp[k].base - (MPI_Aint)d->tmp_lo[slot] * x->extent;
     }
   return rc;
 }
@@ -203,6 +205,10 @@ static void finish(pat_exec *x, int i) {
     release_held(x);
 }
 
+/* The time, when someone reads it; else 0 (a clock read per transfer
+ * and two per combine were 15% of a P = 2, 8-byte binomial's CPU). */
+static double stamp(const pat_exec *x) { return x->timed ? PMPI_Wtime() : 0; }
+
 static void note_transfer(pat_exec *x, int i, double now) {
   const pat_sched_op *op = &x->ops[i];
   double bytes = (double)op->count * x->elem_bytes;
@@ -221,15 +227,16 @@ static int run_local(pat_exec *x, int i) {
   if (rc == MPI_SUCCESS)
     rc = wr_at(x, op->dst, op->offset, &to);
   if (rc == MPI_SUCCESS && op->kind == PAT_SCHED_COMBINE) {
-    double t0 = PMPI_Wtime(), t1;
+    double t0 = stamp(x), t1;
     rc = pat_local_combine(from, to, op->count, x->call.datatype, x->call.op);
-    t1 = PMPI_Wtime();
+    t1 = stamp(x);
     pat_trace_note(&x->call, PAT_TRACE_COMBINE, -1, op->count, t0, t1);
     if (x->call.pat != NULL && op->count > 0)
       pat_state_combine_sample(x->call.pat, (double)op->count * x->elem_bytes,
                                t1 - t0);
   } else if (rc == MPI_SUCCESS) {
-    rc = pat_local_copy(from, to, op->count, x->call.datatype);
+    rc = pat_local_copy_info(from, to, op->count, x->call.datatype,
+                             &x->call.type);
   }
   return rc;
 }
@@ -239,7 +246,7 @@ static int post(pat_exec *x, int i) {
   const pat_call *c = &x->call;
   MPI_Request *req = &x->reqs[x->ninflight];
   int rc;
-  x->posted[i] = PMPI_Wtime();
+  x->posted[i] = stamp(x);
   if (op->kind == PAT_SCHED_RECV) {
     char *to;
     rc = wr_at(x, op->dst, op->offset, &to);
@@ -305,7 +312,7 @@ static int start_ready(pat_exec *x) {
 
 /* Retires the in-flight transfers at positions idx[0..n) of reqs. */
 static void retire(pat_exec *x, const int *idx, int n) {
-  double now = PMPI_Wtime();
+  double now = stamp(x);
   for (int k = 0; k < n; k++) {
     int i = x->req_op[idx[k]];
     note_transfer(x, i, now);
@@ -363,8 +370,8 @@ static size_t aligned(size_t b) {
 
 /* The executor and its per-operation arrays for n operations, in one
  * block: the communicator's PAT_SCRATCH_EXEC scratch when it can serve
- * (st not NULL), else malloc.  The struct and state[] start zeroed; the
- * other arrays are written before they are read. */
+ * (st not NULL), else malloc.  The struct up to nslots, and state[],
+ * start zeroed; the rest is written before it is read. */
 static int exec_alloc(pat_comm_state *st, int n, pat_exec **out) {
   size_t nn = (size_t)(n > 0 ? n : 0);
   size_t at_posted = aligned(sizeof(pat_exec));
@@ -382,7 +389,8 @@ static int exec_alloc(pat_comm_state *st, int n, pat_exec **out) {
   if (block == NULL)
     return MPI_ERR_NO_MEM;
   x = (pat_exec *)block;
-  memset(x, 0, sizeof *x);
+  memset(x, 0, offsetof(pat_exec, nslots));
+  x->nslots = 0; /* no buffer yet */
   x->pool = pool;
   x->posted = (double *)(block + at_posted);
   x->reqs = (MPI_Request *)(block + at_reqs);
@@ -404,28 +412,23 @@ int pat_exec_start(const pat_schedule *sched, const pat_call *call,
   pat_exec *x = NULL;
   const pat_config *cfg = pat_config_get();
   const pat_sched_params *p = pat_schedule_params(sched);
-  MPI_Aint lb;
-  MPI_Count size = 0;
   int rc = MPI_SUCCESS, n = pat_schedule_nops(sched, call->rank), err;
   rc = exec_alloc(call->state, n, &x);
   if (rc != MPI_SUCCESS)
     goto out;
-  x->call = *call;
+  x->call = *call; /* exec_alloc left it unset */
   x->ops = pat_schedule_ops(sched, call->rank);
   x->nops = n;
   x->max_outstanding = cfg->max_outstanding;
   x->max_sends = cfg->max_sends;
-  rc = PMPI_Type_get_extent(call->datatype, &lb, &x->extent);
-  if (rc == MPI_SUCCESS)
-    rc = PMPI_Type_size_x(call->datatype, &size);
-  if (rc != MPI_SUCCESS || n == 0) {
-    if (rc == MPI_SUCCESS) { /* an empty program: nothing to run */
-      pat_exec_free(x);
-      x = NULL;
-    }
+  x->timed = call->pat != NULL || pat_trace_on(call);
+  x->extent = call->type.extent;
+  x->elem_bytes = (double)call->type.size;
+  if (n == 0) { /* an empty program: nothing to run */
+    pat_exec_free(x);
+    x = NULL;
     goto out;
   }
-  x->elem_bytes = (double)size;
   x->deps = deps;
   if (deps == NULL || deps->nops != n) {
     err = pat_deps_alloc(x->ops, n, p->in_place && call->rank == call->root,

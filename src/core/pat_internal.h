@@ -21,6 +21,17 @@
 typedef struct pat_comm_state pat_comm_state;
 struct pat_state;
 
+/* What the library uses of a datatype, read once per call. */
+typedef struct pat_type_info {
+  MPI_Count size;      /* bytes of data in one element */
+  MPI_Aint lb, extent; /* as PMPI_Type_get_extent says */
+  MPI_Aint true_lb, true_extent;
+  int contiguous; /* no gaps, no lower bound: elements are size bytes apart */
+} pat_type_info;
+
+/* Reads datatype's sizes and extents into info.  MPI error code. */
+int pat_type_info_get(MPI_Datatype datatype, pat_type_info *info);
+
 /* Everything an algorithm needs to serve one call. */
 typedef struct pat_call {
   const void *sendbuf; /* MPI_IN_PLACE already resolved: recvbuf at root */
@@ -29,13 +40,13 @@ typedef struct pat_call {
   MPI_Datatype datatype;
   MPI_Op op;
   int root;
-  MPI_Comm comm;    /* the user's communicator */
-  MPI_Comm priv;    /* its private duplicate: all traffic goes here */
-  int rank, nranks; /* in comm */
-  int commutative;  /* as MPI_Op_commutative says */
-  int contiguous;   /* datatype has no gaps */
-  int in_place;     /* the root passed MPI_IN_PLACE */
-  double bytes;     /* count * type size: the size of one message */
+  MPI_Comm comm;      /* the user's communicator */
+  MPI_Comm priv;      /* its private duplicate: all traffic goes here */
+  int rank, nranks;   /* in comm */
+  int commutative;    /* as MPI_Op_commutative says */
+  pat_type_info type; /* of datatype */
+  int in_place;       /* the root passed MPI_IN_PLACE */
+  double bytes;       /* count * type size: the size of one message */
   int tag; /* first of the PAT_TAGS_PER_CALL tags of this call on priv */
   pat_comm_state *state;  /* per-communicator state (schedule cache) */
   struct pat_state *pat;  /* PAT layer state, or NULL */
@@ -151,6 +162,10 @@ typedef struct pat_deps {
   int *pred_start, *pred;
   int *succ_start, *succ;
   int *chan_prev, *chan_next;
+  /* the elements [tmp_lo[s], tmp_hi[s]) of temporary slot s that the
+   * program touches (tmp_hi < tmp_lo: unused); other slots unset; the
+   * temporaries up to the last one used: PAT_SLOT_TMP0 .. + ntmp - 1 */
+  int tmp_lo[PAT_SLOT_MAX], tmp_hi[PAT_SLOT_MAX], ntmp;
 } pat_deps;
 
 /* in_place_root: the program is the root's and it passed MPI_IN_PLACE (the
@@ -389,7 +404,7 @@ int pat_tmpbuf_alloc(pat_tmpbuf *buf, int count, MPI_Datatype datatype);
  * pat_tmpbuf_free on it frees them all (on the others it does nothing).
  * MPI error code. */
 int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
-                      MPI_Datatype datatype, pat_tmpbuf *bufs);
+                      const pat_type_info *type, pat_tmpbuf *bufs);
 void pat_tmpbuf_free(pat_tmpbuf *buf);
 
 /* Address of element i of a buffer. */
@@ -402,6 +417,9 @@ int pat_type_is_contiguous(MPI_Datatype datatype, int *contiguous);
 /* dst = src, count elements (any datatype).  MPI error code. */
 int pat_local_copy(const void *src, void *dst, int count,
                    MPI_Datatype datatype);
+/* The same with the datatype's info already read. */
+int pat_local_copy_info(const void *src, void *dst, int count,
+                        MPI_Datatype datatype, const pat_type_info *type);
 
 /* inout = in (op) inout, through PMPI_Reduce_local.  MPI error code. */
 int pat_local_combine(const void *in, void *inout, int count,
