@@ -8,7 +8,14 @@
  * attribute is deleted, and the duplicate freed, when the user frees the
  * communicator; a finalize hook on MPI_COMM_SELF releases MPI_COMM_WORLD's
  * state and the keyvals.
+ *
+ * Lookup.  Each thread remembers the last communicator it looked up and
+ * its state, valid while no state has been freed since (a global count of
+ * frees), so that a handle reused for a new communicator never finds a
+ * freed state.  Measured: the attribute lookup was about 9% of an 8-byte
+ * binomial call's CPU.  Not in the SMPI build, whose ranks share threads.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,12 +63,25 @@ static int mpi_finalized(void) {
   return done;
 }
 
+/* States freed so far: a thread's remembered lookup is valid while this
+ * has not changed. */
+static atomic_ulong states_freed;
+
+#ifndef PATREDUCE_SMPI
+static _Thread_local struct {
+  MPI_Comm comm;
+  pat_comm_state *st;
+  unsigned long freed; /* states_freed when remembered */
+} last_lookup;
+#endif
+
 static int state_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
   pat_comm_state *st = value;
   int rc = MPI_SUCCESS;
   (void)comm;
   (void)keyval;
   (void)extra;
+  atomic_fetch_add(&states_freed, 1);
   if (st != NULL && !mpi_finalized()) {
     pat_state_free(st->pat);
     if (st->priv != MPI_COMM_NULL)
@@ -132,12 +152,23 @@ int pat_comm_state_get(MPI_Comm comm, pat_comm_state **out) {
   int rc = ensure_keyvals();
   void *tag_ub = NULL;
   int found = 0;
+#ifndef PATREDUCE_SMPI
+  unsigned long freed;
+#endif
 
   if (rc != MPI_SUCCESS)
     goto out;
+#ifndef PATREDUCE_SMPI
+  freed = atomic_load(&states_freed); /* before the lookup it vouches for */
+  if (last_lookup.st != NULL && last_lookup.comm == comm &&
+      last_lookup.freed == freed) {
+    st = last_lookup.st;
+    goto out;
+  }
+#endif
   st = pat_comm_state_find(comm);
   if (st != NULL)
-    goto out;
+    goto remember;
 
   st = calloc(1, sizeof *st);
   if (st == NULL) {
@@ -160,6 +191,12 @@ int pat_comm_state_get(MPI_Comm comm, pat_comm_state **out) {
   rc = PMPI_Comm_set_attr(comm, pat_state_keyval, st);
   if (rc != MPI_SUCCESS)
     goto fail;
+remember:
+#ifndef PATREDUCE_SMPI
+  last_lookup.comm = comm;
+  last_lookup.st = st;
+  last_lookup.freed = freed;
+#endif
   goto out;
 fail:
   state_delete(comm, pat_state_keyval, st, NULL);

@@ -9,7 +9,8 @@
  * next call would silently allocate again), and that results stay right when
  * the block is reused by calls whose temporaries differ in number, size and
  * datatype (a resized type with a nonzero lower bound and a gap), and with
- * PAT_REDUCE_SCRATCH_KEEP=0 (nothing kept).
+ * PAT_REDUCE_SCRATCH_KEEP=0 (nothing kept).  Also that a communicator
+ * created where a freed one was gets its own state (the lookup cache).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,42 @@ static void every_row(pat_comm_state *st, long keep) {
   }
 }
 
+/* The lookup cache (comm.c): a communicator freed and a new one created,
+ * often at the same handle, must get a new state, never the freed one
+ * (which would hold a freed private communicator, and which ASan reports
+ * as a use after free). */
+static void reused_handles(void) {
+  MPI_Comm prev = MPI_COMM_NULL;
+  int reused = 0;
+  for (int k = 0; k < 20; k++) {
+    MPI_Comm c;
+    pat_comm_state *st = NULL;
+    double x = rank + k, y = -1;
+    int same = MPI_UNEQUAL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    reused += c == prev;
+    check(pat_comm_state_find(c) == NULL, "a new communicator has no state",
+          "-", k);
+    check(pat_reduce_binomial(&x, &y, 1, MPI_DOUBLE, MPI_SUM, 0, c) ==
+                  MPI_SUCCESS &&
+              (rank != 0 || y == size * (size - 1) / 2.0 + (double)size * k),
+          "a reduction on a new communicator", "binomial", k);
+    check(pat_comm_state_get(c, &st) == MPI_SUCCESS &&
+              st == pat_comm_state_find(c) &&
+              MPI_Comm_compare(pat_comm_state_priv(st), c, &same) ==
+                  MPI_SUCCESS &&
+              same == MPI_CONGRUENT,
+          "the looked-up state is the communicator's, its duplicate alive", "-",
+          k);
+    prev = c;
+    MPI_Comm_free(&c);
+  }
+  if (rank == 0)
+    printf("test_scratch: a freed communicator's handle was reused %d of 19 "
+           "times\n",
+           reused);
+}
+
 int main(int argc, char **argv) {
   pat_comm_state *st = NULL;
   long keep;
@@ -147,6 +184,7 @@ int main(int argc, char **argv) {
   check(keep == 0, "PAT_REDUCE_SCRATCH_KEEP=0 read", "-", 0);
   all_given_back(st, keep, "-", 0);
   every_row(st, keep);
+  reused_handles();
   if (rank == 0 && failures == 0)
     printf("test_scratch: OK\n");
   MPI_Finalize();
