@@ -427,8 +427,8 @@ int pat_local_combine(const void *in, void *inout, int count,
 
 /* ---- executor ----------------------------------------------------------- */
 
-/* One rank's run of a schedule as a dataflow (src/core/exec.c).  The call
- * is copied; its buffers must stay valid until the run is done. */
+/* One rank's run of a schedule as a dataflow (src/core/exec.c).  The call,
+ * and its buffers, must stay valid until the run is done. */
 typedef struct pat_exec pat_exec;
 
 /* Prepares the run of call->rank's program of sched and starts what can
