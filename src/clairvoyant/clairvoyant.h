@@ -1,0 +1,35 @@
+/*
+ * The clairvoyant folder's internals shared by its files and its unit
+ * tests: the segmented plan (segmented.c).  Not installed.
+ */
+#ifndef PAT_CLAIRVOYANT_H
+#define PAT_CLAIRVOYANT_H
+
+#include "core/pat_internal.h"
+
+/* One transfer of the segmented plan: sender sends its partial of segment
+ * seg to receiver, which combines it into its own, in round. */
+typedef struct pat_clairvoyant_transfer {
+  int sender, receiver, seg, round;
+} pat_clairvoyant_transfer;
+
+/* The plan: n transfers in round order (N (P - 1) of them), rounds, and
+ * when the root holds the result under the byte model. */
+typedef struct pat_clairvoyant_plan {
+  pat_clairvoyant_transfer *t;
+  int n, rounds;
+  double done;
+} pat_clairvoyant_plan;
+
+/* The cost of one round of the segmented plan: receive + combine of the
+ * largest of nseg segments of params' count elements. */
+double pat_clairvoyant_segment_cost(const pat_sched_params *params, int nseg);
+
+/* Plans the reduction of nseg >= 1 segments for params' arrival times
+ * (finite) and model (a positive segment cost).  Returns a
+ * pat_reduce_error; on error *plan is empty. */
+int pat_clairvoyant_plan_segments(const pat_sched_params *params, int nseg,
+                                  pat_clairvoyant_plan *plan);
+void pat_clairvoyant_plan_free(pat_clairvoyant_plan *plan); /* NULL ok */
+
+#endif
