@@ -44,9 +44,8 @@ static int largest_segment(int count, int nseg) {
 }
 
 double pat_clairvoyant_segment_cost(const pat_sched_params *p, int nseg) {
-  return pat_model_round_cost(&p->model,
-                              (double)largest_segment(p->count, nseg) *
-                                  p->elem_size);
+  return pat_model_round_cost(
+      &p->model, (double)largest_segment(p->count, nseg) * p->elem_size);
 }
 
 /* A rank and its arrival, sorted for the presence sweep. */
@@ -162,7 +161,7 @@ static int pair_segment(planner *pl, int s, int round, int sink,
     pl->sent_seg[a_] = s;                                                      \
     pl->recv_at[b_] = stamp;                                                   \
     plan->t[plan->n++] = (pat_clairvoyant_transfer){                           \
-        .sender = a_, .receiver = b_, .seg = s, .round = round};              \
+        .sender = a_, .receiver = b_, .seg = s, .round = round};               \
     moved++;                                                                   \
   } while (0)
   while (is < ns && ir < nr)
@@ -196,8 +195,8 @@ int pat_clairvoyant_plan_segments(const pat_sched_params *p, int nseg,
     goto out;
   }
   err = planner_init(&pl, p, nseg);
-  plan->t = malloc((size_t)(P > 1 ? P - 1 : 1) * (size_t)nseg *
-                   sizeof *plan->t);
+  plan->t =
+      malloc((size_t)(P > 1 ? P - 1 : 1) * (size_t)nseg * sizeof *plan->t);
   if (err == PAT_SUCCESS && plan->t == NULL)
     err = PAT_ERR_NO_MEMORY;
   if (err != PAT_SUCCESS)

@@ -70,6 +70,11 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                               "executor state, that each communicator "
                               "keeps between calls (larger needs are "
                               "allocated and freed per call); 0: none"},
+    [PAT_ENV_SEGMENTS] = {"PAT_REDUCE_SEGMENTS", "0",
+                          "segmenting algorithms (pipeline, clairvoyant): "
+                          "number of segments the message is cut into "
+                          "(1..16384, at most the count); 0 = automatic, "
+                          "each algorithm's model optimum"},
 };
 
 const pat_model pat_model_curie = {
@@ -199,6 +204,19 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
                   env_value(get, PAT_ENV_SCRATCH_KEEP), 0, LONG_MAX, &x))
     goto out;
   cfg->scratch_keep = x;
+  {
+    const char *v = env_value(get, PAT_ENV_SEGMENTS);
+    end = NULL;
+    x = isdigit((unsigned char)v[0]) ? strtol(v, &end, 10) : -1;
+    if (end == NULL || *end != '\0' || x < 0 || x > PAT_MAX_SEGMENTS) {
+      snprintf(cfg->why, sizeof cfg->why,
+               "%s=%s is not a segment count; valid: 0 (automatic) or 1..%d",
+               pat_env_table[PAT_ENV_SEGMENTS].name, v, PAT_MAX_SEGMENTS);
+      cfg->error = PAT_ERR_BAD_ENV;
+      goto out;
+    }
+    cfg->segments = (int)x;
+  }
   /* each algorithm parses its own tunables into its block */
   for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++) {
     const pat_alg_row *row = pat_alg_table[i];

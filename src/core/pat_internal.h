@@ -253,6 +253,7 @@ enum {
   PAT_ENV_MAX_SENDS,
   PAT_ENV_SMPI_SHARED_ABOVE,
   PAT_ENV_SCRATCH_KEEP,
+  PAT_ENV_SEGMENTS,
   PAT_ENV_COUNT
 };
 
@@ -262,6 +263,9 @@ extern const pat_env_var pat_env_table[PAT_ENV_COUNT];
  * tunables in table order.  Writes up to max pointers; returns how many
  * there are. */
 int pat_env_all(const pat_env_var **vars, int max);
+
+/* Most segments a segmenting algorithm cuts a message into. */
+#define PAT_MAX_SEGMENTS 16384
 
 typedef struct pat_config {
   pat_reduce_alg algorithm;
@@ -278,6 +282,7 @@ typedef struct pat_config {
   int max_sends;          /* sends posted ahead of the earliest round */
   long smpi_shared_above; /* SMPI build: larger temporaries shared; 0 never */
   long scratch_keep;      /* bytes a communicator keeps of each scratch block */
+  int segments; /* PAT_REDUCE_SEGMENTS: 1..PAT_MAX_SEGMENTS, 0 automatic */
   /* each algorithm's parsed tunables (pat_config_alg) */
   _Alignas(max_align_t) unsigned char alg[PAT_REDUCE_ALG_COUNT]
                                          [PAT_ALG_CONFIG_BYTES];

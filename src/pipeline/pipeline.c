@@ -83,7 +83,7 @@
  * every segment holds at least one element).  0 or unset: automatic, the
  * better of the two integers around N* under params->model (its alpha,
  * beta, gamma and elem_size), clamped to [1, min(count,
- * PAT_PIPELINE_MAX_SEGMENTS = 16384)].  Without a model (all zero: the
+ * PAT_MAX_SEGMENTS = 16384)].  Without a model (all zero: the
  * dispatcher fills it only for calls told arrival times and for
  * algorithms that plan with them) the model of PAT_REDUCE_MODEL stands in
  * if one is configured, else the CURIE-like model of DESIGN.md (alpha
@@ -93,7 +93,7 @@
  * builds the same schedule.  Count 0: no operation at all; P = 1: the
  * root copies its data.
  *
- * Tunables: PAT_REDUCE_SEGMENTS (pipeline_parse, below).
+ * Tunables: PAT_REDUCE_SEGMENTS (a core variable, shared with clairvoyant).
  */
 #include <math.h>
 #include <stdio.h>
@@ -274,10 +274,8 @@ static double optimum(const pat_sched_params *p, const pat_model *m) {
 }
 
 int pat_pipeline_segments(const pat_sched_params *p, int configured) {
-  const pat_model *m =
-      model_usable(&p->model) ? &p->model : &pat_model_curie;
-  int most = p->count < PAT_PIPELINE_MAX_SEGMENTS ? p->count
-                                                  : PAT_PIPELINE_MAX_SEGMENTS;
+  const pat_model *m = model_usable(&p->model) ? &p->model : &pat_model_curie;
+  int most = p->count < PAT_MAX_SEGMENTS ? p->count : PAT_MAX_SEGMENTS;
   int n = 1;
   double opt;
   if (p->count <= 0) {
@@ -300,35 +298,7 @@ int pat_pipeline_segments(const pat_sched_params *p, int configured) {
   return n;
 }
 
-/* ---- tunables and the row -------------------------------------------------
- */
-
-static const pat_env_var pipeline_env[] = {
-    {"PAT_REDUCE_SEGMENTS", "0",
-     "pipeline: number of segments the message is cut into (1..16384, "
-     "at most the count); 0 = automatic: the cost model's optimum"},
-    {NULL, NULL, NULL}};
-
-static int pipeline_parse(void *config, const char *(*get)(const char *),
-                          char *why, size_t whylen) {
-  pat_pipeline_config *cfg = config;
-  const char *v = get(pipeline_env[0].name);
-  char *end = NULL;
-  long x = 0;
-  int err = PAT_SUCCESS;
-  if (v == NULL || v[0] == '\0')
-    v = pipeline_env[0].fallback;
-  if (v[0] >= '0' && v[0] <= '9')
-    x = strtol(v, &end, 10);
-  if (end == NULL || *end != '\0' || x < 0 || x > PAT_PIPELINE_MAX_SEGMENTS) {
-    snprintf(why, whylen,
-             "%s=%s is not a segment count; valid: 0 (automatic) or 1..%d",
-             pipeline_env[0].name, v, PAT_PIPELINE_MAX_SEGMENTS);
-    err = PAT_ERR_BAD_ENV;
-  }
-  cfg->segments = err == PAT_SUCCESS ? (int)x : 0;
-  return err;
-}
+/* ---- the row ------------------------------------------------------------ */
 
 /* The segment count comes from params and the configuration only, so
  * every rank builds the same schedule.  A call without a model (all zero)
@@ -336,13 +306,11 @@ static int pipeline_parse(void *config, const char *(*get)(const char *),
 static int pipeline_build(const pat_sched_params *p, int rank,
                           pat_schedule *sched) {
   const pat_config *cfg = pat_config_get();
-  const pat_pipeline_config *mine =
-      pat_config_alg(cfg, PAT_REDUCE_ALG_PIPELINE);
   pat_sched_params plan = *p;
   int nseg;
   if (!model_usable(&plan.model))
     plan.model = *pat_config_model(cfg);
-  nseg = pat_pipeline_segments(&plan, mine->segments);
+  nseg = pat_pipeline_segments(&plan, cfg->segments);
   return pat_pipeline_build_segments(p, nseg > 0 ? nseg : 1, rank, sched);
 }
 
@@ -353,7 +321,4 @@ const pat_alg_row pat_alg_pipeline = {
                    "segments (thesis Alg. 5); rank order for "
                    "non-commutative ops",
     .build = pipeline_build,
-    .fallback = PAT_REDUCE_ALG_PIPELINE,
-    .env = pipeline_env,
-    .config_size = sizeof(pat_pipeline_config),
-    .parse = pipeline_parse};
+    .fallback = PAT_REDUCE_ALG_PIPELINE};

@@ -1,21 +1,12 @@
 /*
- * pipeline's parsed tunables, as the configuration cache keeps them
- * (pat_config_alg(cfg, PAT_REDUCE_ALG_PIPELINE)), and the pieces of its
- * builder the tests reach: the cost formula, the choice of the segment
- * count and the builder for a given segment count.
+ * The pieces of pipeline's builder the tests reach: the cost formula, the
+ * choice of the segment count (PAT_REDUCE_SEGMENTS, a core variable:
+ * pat_config_get()->segments) and the builder for a given segment count.
  */
 #ifndef PAT_PIPELINE_H
 #define PAT_PIPELINE_H
 
 #include "core/pat_internal.h"
-
-/* Most segments the builder cuts a message into (configured or
- * automatic). */
-#define PAT_PIPELINE_MAX_SEGMENTS 16384
-
-typedef struct pat_pipeline_config {
-  int segments; /* PAT_REDUCE_SEGMENTS; 0: automatic */
-} pat_pipeline_config;
 
 /* The header's cost formula: completion time of the pipeline of nseg
  * segments (>= 1) for params under model (NULL: params->model), balanced
@@ -25,7 +16,7 @@ double pat_pipeline_estimate(const pat_sched_params *params,
 
 /* The segment count the builder uses: configured (>= 1) clamped to
  * [1, count], or for configured 0 the formula's optimum in
- * [1, min(count, PAT_PIPELINE_MAX_SEGMENTS)] under params->model (the
+ * [1, min(count, PAT_MAX_SEGMENTS)] under params->model (the
  * reference model when that is all zero or unusable).  0 for count 0. */
 int pat_pipeline_segments(const pat_sched_params *params, int configured);
 

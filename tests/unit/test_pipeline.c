@@ -268,7 +268,7 @@ static void automatic_segments_clamped(void **state) {
   assert_int_equal(pat_pipeline_segments(&p, 0), 1);
   /* no alpha: as many as allowed */
   p.model = (pat_model){0, 1e-9, 1e-9};
-  assert_int_equal(pat_pipeline_segments(&p, 0), PAT_PIPELINE_MAX_SEGMENTS);
+  assert_int_equal(pat_pipeline_segments(&p, 0), PAT_MAX_SEGMENTS);
   p.count = 100;
   assert_int_equal(pat_pipeline_segments(&p, 0), 100);
   /* count 0: none; configured: clamped to count; P = 1: one */
@@ -295,11 +295,7 @@ static const char *fake_getenv(const char *name) {
   return strcmp(name, "PAT_REDUCE_SEGMENTS") == 0 ? segments_value : NULL;
 }
 
-static int parsed_segments(const pat_config *cfg) {
-  return ((const pat_pipeline_config *)pat_config_alg(cfg,
-                                                      PAT_REDUCE_ALG_PIPELINE))
-      ->segments;
-}
+static int parsed_segments(const pat_config *cfg) { return cfg->segments; }
 
 static void segments_variable_parsed(void **state) {
   pat_config cfg;
@@ -323,7 +319,7 @@ static void segments_variable_parsed(void **state) {
     snprintf(want, sizeof want,
              "PAT_REDUCE_SEGMENTS=%s is not a segment count; valid: 0 "
              "(automatic) or 1..%d",
-             bad[i], PAT_PIPELINE_MAX_SEGMENTS);
+             bad[i], PAT_MAX_SEGMENTS);
     assert_string_equal(cfg.why, want);
   }
   segments_value = NULL;

@@ -57,7 +57,7 @@ static void check_plan(const pat_sched_params *p, int N,
     assert_true(t->round < plan->rounds);
     assert_true(t->sender != p->root);
     assert_true(t->sender != t->receiver);
-    assert_true(sent_at[t->sender] < t->round); /* one send per round */
+    assert_true(sent_at[t->sender] < t->round);   /* one send per round */
     assert_true(recv_at[t->receiver] < t->round); /* one receive */
     sent_at[t->sender] = recv_at[t->receiver] = t->round;
     assert_true(have[t->sender * N + t->seg] > 0);
@@ -101,9 +101,8 @@ static void balanced_rounds(void **state) {
                       plan.rounds, n + N - 1);
         if (P <= 64 || P % 61 == 0)
           check_plan(&p, N, &plan);
-        assert_true(fabs(plan.done - plan.rounds *
-                                         pat_clairvoyant_segment_cost(&p, N)) <
-                    1e-12);
+        assert_true(fabs(plan.done - plan.rounds * pat_clairvoyant_segment_cost(
+                                                       &p, N)) < 1e-12);
         pat_clairvoyant_plan_free(&plan);
       }
     }
