@@ -46,12 +46,13 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "clairvoyant/clairvoyant.h"
 #include "core/heap.h"
-#include "core/pat_internal.h"
 
 typedef struct merge {
   int sender, receiver, round;
   pat_tree_kind kind; /* what the receiver gets: partial after/before its own */
+  int seg;            /* the segment (0 for atomic data) */
 } merge;
 
 static unsigned long long hash_mix(unsigned long long h, unsigned long long v) {
@@ -64,10 +65,10 @@ static double later(double a, double b) { return a > b ? a : b; }
 /* Commutative: the greedy pairing.  The heap holds one slot per partial,
  * keyed by (ready time, holder rank); holder[slot] is the rank holding it.
  * Writes P - 1 merges; returns the time the root's result is ready. */
-static double greedy(const pat_sched_params *p, pat_heap *h, int *last_round,
-                     int *holder, merge *m) {
+static double greedy(const pat_sched_params *p, double d, pat_heap *h,
+                     int *last_round, int *holder, merge *m) {
   int P = p->nranks, nm = 0;
-  double d = pat_sched_round_cost(p), done = p->arrivals[p->root];
+  double done = p->arrivals[p->root];
   for (int r = 0; r < P; r++) {
     pat_heap_push(h, r, p->arrivals[r], r);
     holder[r] = r;
@@ -86,7 +87,7 @@ static double greedy(const pat_sched_params *p, pat_heap *h, int *last_round,
                                                  : last_round[send]) +
             1;
     last_round[recv] = round;
-    m[nm++] = (merge){send, recv, round, PAT_TREE_RECV_AFTER};
+    m[nm++] = (merge){send, recv, round, PAT_TREE_RECV_AFTER, 0};
     done = later(tx, ty) + d;
     holder[y] = recv;
     pat_heap_update(h, y, done, recv);
@@ -100,11 +101,11 @@ static double greedy(const pat_sched_params *p, pat_heap *h, int *last_round,
  * right neighbour, named by its lowest rank and keyed by (completion time,
  * lowest rank): a merge updates two keys in place instead of leaving stale
  * entries behind. */
-static double in_order(const pat_sched_params *p, pat_heap *c, int *last_round,
-                       merge *m, int *ints, double *ready) {
+static double in_order(const pat_sched_params *p, double d, pat_heap *c,
+                       int *last_round, merge *m, int *ints, double *ready) {
   int P = p->nranks, nm = 0;
   int *hi = ints, *prev = ints + P, *holder = ints + 2 * P;
-  double d = pat_sched_round_cost(p), done = p->arrivals[p->root];
+  double done = p->arrivals[p->root];
   for (int r = 0; r < P; r++) {
     hi[r] = r;
     prev[r] = r - 1;
@@ -128,7 +129,8 @@ static double in_order(const pat_sched_params *p, pat_heap *c, int *last_round,
     last_round[recv] = round;
     m[nm++] =
         (merge){send, recv, round,
-                recv == holder[L] ? PAT_TREE_RECV_AFTER : PAT_TREE_RECV_BEFORE};
+                recv == holder[L] ? PAT_TREE_RECV_AFTER : PAT_TREE_RECV_BEFORE,
+                0};
     done = t;
     /* L absorbs R: R's candidate goes, L's and its left neighbour's change */
     pat_heap_remove(c, R);
@@ -147,9 +149,10 @@ static double in_order(const pat_sched_params *p, pat_heap *c, int *last_round,
   return done;
 }
 
-/* Emits the programs of rank (or all ranks, rank < 0) from the merges. */
+/* Emits the programs of rank (or all ranks, rank < 0) from the merges of
+ * nseg segments, in round order. */
 static int emit(const pat_sched_params *p, int rank, const merge *m, int nm,
-                pat_schedule *sched) {
+                int nseg, pat_schedule *sched) {
   int P = p->nranks, err = PAT_SUCCESS;
   int lo = rank < 0 ? 0 : rank, hi = rank < 0 ? P - 1 : rank;
   int n = hi - lo + 1;
@@ -179,29 +182,152 @@ static int emit(const pat_sched_params *p, int rank, const merge *m, int nm,
     for (int i = 0; i < nm; i++) {
       if (m[i].receiver >= lo && m[i].receiver <= hi)
         ev[fill[m[i].receiver - lo]++] =
-            (pat_tree_event){.kind = m[i].kind, .round = m[i].round, .peer = m[i].sender};
+            (pat_tree_event){.kind = m[i].kind,
+                             .round = m[i].round,
+                             .peer = m[i].sender,
+                             .seg = m[i].seg};
       if (m[i].sender >= lo && m[i].sender <= hi)
         ev[fill[m[i].sender - lo]++] =
-            (pat_tree_event){.kind = PAT_TREE_SEND, .round = m[i].round, .peer = m[i].receiver};
+            (pat_tree_event){.kind = PAT_TREE_SEND,
+                             .round = m[i].round,
+                             .peer = m[i].receiver,
+                             .seg = m[i].seg};
     }
     free(fill);
   }
   for (int r = 0; r < n && err == PAT_SUCCESS; r++)
-    err =
-        pat_tree_emit(sched, p, lo + r, ev + start[r], start[r + 1] - start[r]);
+    err = pat_tree_emit_segments(sched, p, lo + r, nseg, ev + start[r],
+                                 start[r + 1] - start[r]);
 out:
   free(start);
   free(ev);
   return err;
 }
 
+/* The atomic tree of P - 1 merges for round cost d (greedy pairing, or
+ * in-order merges for a non-commutative op) into m; its completion time in
+ * *done. */
+static int atomic_plan(const pat_sched_params *p, double d, merge *m,
+                       double *done) {
+  int P = p->nranks, err = PAT_SUCCESS;
+  pat_heap *h = pat_heap_alloc(P);
+  int *ints = malloc((size_t)(4 * P) * sizeof *ints);
+  double *ready = malloc((size_t)P * sizeof *ready);
+  if (!h || !ints || !ready)
+    err = PAT_ERR_NO_MEMORY;
+  else
+    *done = p->commutative ? greedy(p, d, h, ints, ints + P, m)
+                           : in_order(p, d, h, ints, m, ints + P, ready);
+  pat_heap_free(h);
+  free(ints);
+  free(ready);
+  return err;
+}
+
+/* The merges of nseg >= 2 segments into *out (*nm of them, round order)
+ * and the completion time.  Commutative: the segmented plan
+ * (segmented.c).  Otherwise the in-order tree for one segment's round cost,
+ * each merge repeated for every segment one round later than the previous
+ * one (a pipelined tree); its completion time is estimated as the tree's
+ * plus N - 1 segment rounds. */
+static int segmented_merges(const pat_sched_params *p, int nseg, merge **out,
+                            int *nm, double *done) {
+  int P = p->nranks, err = PAT_SUCCESS, n = (P - 1) * nseg;
+  double d = pat_clairvoyant_segment_cost(p, nseg);
+  merge *m = malloc((size_t)(n > 0 ? n : 1) * sizeof *m);
+  *out = NULL;
+  *nm = 0;
+  if (m == NULL)
+    return PAT_ERR_NO_MEMORY;
+  if (p->commutative) {
+    pat_clairvoyant_plan plan;
+    err = pat_clairvoyant_plan_segments(p, nseg, &plan);
+    for (int i = 0; err == PAT_SUCCESS && i < plan.n; i++)
+      m[i] = (merge){plan.t[i].sender, plan.t[i].receiver, plan.t[i].round,
+                     PAT_TREE_RECV_AFTER, plan.t[i].seg};
+    if (err == PAT_SUCCESS)
+      *done = plan.done;
+    pat_clairvoyant_plan_free(&plan);
+  } else {
+    merge *tree = malloc((size_t)(P > 1 ? P - 1 : 1) * sizeof *tree);
+    int *start = NULL, maxround = 0;
+    err = tree == NULL ? PAT_ERR_NO_MEMORY : atomic_plan(p, d, tree, done);
+    for (int i = 0; err == PAT_SUCCESS && i < P - 1; i++)
+      maxround = tree[i].round > maxround ? tree[i].round : maxround;
+    if (err == PAT_SUCCESS)
+      start = calloc((size_t)(maxround + nseg + 1), sizeof *start);
+    if (err == PAT_SUCCESS && start == NULL)
+      err = PAT_ERR_NO_MEMORY;
+    /* counting sort by round, stable: per round the tree's order */
+    for (int s = 0; err == PAT_SUCCESS && s < nseg; s++)
+      for (int i = 0; i < P - 1; i++)
+        start[tree[i].round + s + 1]++;
+    for (int r = 0; err == PAT_SUCCESS && r < maxround + nseg; r++)
+      start[r + 1] += start[r];
+    for (int s = 0; err == PAT_SUCCESS && s < nseg; s++)
+      for (int i = 0; i < P - 1; i++) {
+        merge e = tree[i];
+        e.round += s;
+        e.seg = s;
+        m[start[e.round]++] = e;
+      }
+    if (err == PAT_SUCCESS)
+      *done += (nseg - 1) * d;
+    free(tree);
+    free(start);
+  }
+  if (err == PAT_SUCCESS) {
+    *out = m;
+    *nm = n;
+  } else {
+    free(m);
+  }
+  return err;
+}
+
+/* Completion time of the plan for nseg segments, or +inf on error. */
+static double planned(const pat_sched_params *p, int nseg) {
+  double done = INFINITY;
+  merge *m = NULL;
+  int nm = 0;
+  if (nseg <= 1) {
+    m = malloc((size_t)(p->nranks > 1 ? p->nranks - 1 : 1) * sizeof *m);
+    if (m == NULL ||
+        atomic_plan(p, pat_sched_round_cost(p), m, &done) != PAT_SUCCESS)
+      done = INFINITY;
+  } else if (segmented_merges(p, nseg, &m, &nm, &done) != PAT_SUCCESS) {
+    done = INFINITY;
+  }
+  free(m);
+  return done;
+}
+
+int pat_clairvoyant_segments(const pat_sched_params *p, int configured) {
+  int most = p->count < PAT_CLAIRVOYANT_AUTO_SEGMENTS
+                 ? p->count
+                 : PAT_CLAIRVOYANT_AUTO_SEGMENTS;
+  int best = 1;
+  if (configured > 0)
+    return configured < p->count ? configured : (p->count > 0 ? p->count : 1);
+  if (p->nranks > 1 && most > 1) {
+    /* doubling until the planned time stops improving (ties: fewer) */
+    double t = planned(p, 1);
+    for (int n = 2; n <= most; n *= 2) {
+      double tn = planned(p, n);
+      if (!(tn < t))
+        break;
+      t = tn;
+      best = n;
+    }
+  }
+  return best;
+}
+
 static int clairvoyant_build(const pat_sched_params *p, int rank,
                              pat_schedule *sched) {
-  int P = p->nranks, err = PAT_SUCCESS;
-  pat_heap *h = NULL;
+  int P = p->nranks, err = PAT_SUCCESS, nseg = 1, nm = P - 1;
   merge *m = NULL;
-  int *ints = NULL;
-  double *ready = NULL, done;
+  double done = 0;
   unsigned long long hash = 0x5eedull;
 
   if (p->arrivals == NULL || !(pat_sched_round_cost(p) > 0) ||
@@ -214,28 +340,28 @@ static int clairvoyant_build(const pat_sched_params *p, int rank,
       err = PAT_ERR_INVALID_ARG;
       goto out;
     }
-  h = pat_heap_alloc(P);
-  m = malloc((size_t)P * sizeof *m);
-  ints = malloc((size_t)(4 * P) * sizeof *ints);
-  ready = malloc((size_t)P * sizeof *ready);
-  if (!h || !m || !ints || !ready) {
-    err = PAT_ERR_NO_MEMORY;
-    goto out;
+  nseg = pat_clairvoyant_segments(p, pat_config_get()->segments);
+  if (nseg <= 1) {
+    m = malloc((size_t)(P > 1 ? P - 1 : 1) * sizeof *m);
+    err = m == NULL ? PAT_ERR_NO_MEMORY
+                    : atomic_plan(p, pat_sched_round_cost(p), m, &done);
+  } else {
+    err = segmented_merges(p, nseg, &m, &nm, &done);
   }
-  done = p->commutative ? greedy(p, h, ints, ints + P, m)
-                        : in_order(p, h, ints, m, ints + P, ready);
-  for (int i = 0; i < P - 1; i++)
+  if (err != PAT_SUCCESS)
+    goto out;
+  for (int i = 0; i < nm; i++) {
     hash = hash_mix(hash, (unsigned long long)m[i].sender << 42 ^
                               (unsigned long long)m[i].receiver << 21 ^
                               (unsigned long long)m[i].round);
-  err = emit(p, rank, m, P - 1, sched);
+    if (nseg > 1)
+      hash = hash_mix(hash, (unsigned long long)m[i].seg);
+  }
+  err = emit(p, rank, m, nm, nseg, sched);
   if (err == PAT_SUCCESS)
     pat_schedule_set_prediction(sched, done, hash);
 out:
-  pat_heap_free(h);
   free(m);
-  free(ints);
-  free(ready);
   return err;
 }
 

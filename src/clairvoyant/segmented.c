@@ -111,7 +111,8 @@ static int planner_init(planner *pl, const pat_sched_params *p, int nseg) {
     for (int r = 0; r < P; r++)
       pl->holders[(size_t)s * P + r] = r;
     pl->nhold[s] = P;
-    pl->open[pl->nopen++] = s;
+    if (P > 1)
+      pl->open[pl->nopen++] = s;
   }
   {
     arrival *a = malloc((size_t)P * sizeof *a);

@@ -11,7 +11,14 @@
  *    reduction while it is late, in n' + N - 1 rounds (n' = ceil(log2
  *    (P - 1))), and it then sends its N segments, done at arrival + N d;
  *    also when the late rank is the root (the earliest rank is the sink);
- *  - builder speed: printed for P = 128, N = 16 and P = 1024, N = 64. */
+ *  - builder speed: printed for P = 128, N = 16 and P = 1024, N = 64;
+ *  - the clairvoyant row with PAT_REDUCE_SEGMENTS = N: valid tree
+ *    schedules (commutative or in rank order, in place or not, any root,
+ *    random arrivals), each rank's own build its part of the whole one,
+ *    n + N - 1 rounds when balanced; the automatic segment count. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#endif
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -194,12 +202,124 @@ static void builder_speed(void **state) {
   free(a);
 }
 
+static void set_segments(const char *v) {
+  assert_int_equal(setenv("PAT_REDUCE_SEGMENTS", v, 1), 0);
+  pat_reduce_config_reload();
+}
+
+/* The whole schedule validates as a tree; every rank's own build is its
+ * program in the whole one, with the same hash. */
+static void check_build(const pat_sched_params *p, int N) {
+  pat_schedule *all = NULL;
+  char why[256];
+  int err = pat_schedule_build(PAT_REDUCE_ALG_CLAIRVOYANT, p, -1, &all);
+  if (err != PAT_SUCCESS)
+    fail_msg("build P=%d N=%d: %s", p->nranks, N, pat_strerror(err));
+  if (pat_schedule_validate_tree(all, why, sizeof why) != PAT_SUCCESS)
+    fail_msg("P=%d N=%d root=%d comm=%d in_place=%d: %s", p->nranks, N,
+             p->root, p->commutative, p->in_place, why);
+  for (int r = 0; r < p->nranks; r += 1 + p->nranks / 7) {
+    pat_schedule *one = NULL;
+    int n = pat_schedule_nops(all, r);
+    assert_int_equal(
+        pat_schedule_build(PAT_REDUCE_ALG_CLAIRVOYANT, p, r, &one),
+        PAT_SUCCESS);
+    assert_int_equal(pat_schedule_nops(one, r), n);
+    assert_memory_equal(pat_schedule_ops(one, r), pat_schedule_ops(all, r),
+                        (size_t)n * sizeof(pat_sched_op));
+    assert_true(pat_schedule_hash(one) == pat_schedule_hash(all));
+    pat_schedule_free(one);
+  }
+  pat_schedule_free(all);
+}
+
+static void row_schedules_valid(void **state) {
+  const int Ps[] = {1, 2, 3, 5, 8, 13, 64, 100, 257};
+  const char *segs[] = {"2", "3", "8", "64"};
+  double a[257];
+  unsigned seed = 777;
+  (void)state;
+  for (size_t k = 0; k < sizeof segs / sizeof segs[0]; k++) {
+    set_segments(segs[k]);
+    for (size_t i = 0; i < sizeof Ps / sizeof Ps[0]; i++)
+      for (int variant = 0; variant < 4; variant++) {
+        int P = Ps[i];
+        pat_sched_params p;
+        for (int r = 0; r < P; r++) {
+          seed = seed * 1103515245u + 12345u;
+          a[r] = variant == 0 ? 0 : (double)((seed >> 8) % 13) * 1e-5;
+        }
+        seed = seed * 1103515245u + 12345u;
+        p = params(P, (int)((seed >> 8) % (unsigned)P), 1000, a);
+        p.model = pat_model_curie;
+        p.commutative = variant != 2;
+        p.in_place = variant == 3;
+        check_build(&p, atoi(segs[k]));
+      }
+  }
+  set_segments("0");
+}
+
+static void row_balanced_rounds(void **state) {
+  double a[300] = {0};
+  (void)state;
+  for (int k = 0; k < NN; k++) {
+    char v[16];
+    snprintf(v, sizeof v, "%d", Ns[k]);
+    set_segments(v);
+    for (int P = 2; P <= 300; P += 37) {
+      pat_schedule *all = NULL;
+      pat_sched_params p = params(P, P / 3, 1 << 16, a);
+      int rounds = 0;
+      p.model = pat_model_curie;
+      assert_int_equal(
+          pat_schedule_build(PAT_REDUCE_ALG_CLAIRVOYANT, &p, -1, &all),
+          PAT_SUCCESS);
+      for (int r = 0; r < P; r++) {
+        const pat_sched_op *ops = pat_schedule_ops(all, r);
+        for (int i = 0; i < pat_schedule_nops(all, r); i++)
+          rounds = ops[i].round + 1 > rounds ? ops[i].round + 1 : rounds;
+      }
+      assert_int_equal(rounds, pat_ceil_log2(P) + Ns[k] - 1);
+      pat_schedule_free(all);
+    }
+  }
+  set_segments("0");
+}
+
+/* PAT_REDUCE_SEGMENTS = 0: one segment for small messages or a model
+ * without bandwidth terms; several for large ones, never planned slower
+ * than one. */
+static void automatic_segments(void **state) {
+  double a[128] = {0};
+  pat_sched_params p = params(128, 0, 1, a);
+  int n;
+  (void)state;
+  p.model = pat_model_curie;
+  assert_int_equal(pat_clairvoyant_segments(&p, 0), 1);
+  p.count = 64; /* 512 B: alpha dominates */
+  assert_int_equal(pat_clairvoyant_segments(&p, 0), 1);
+  p.count = 1 << 19; /* 4 MiB */
+  n = pat_clairvoyant_segments(&p, 0);
+  assert_true(n > 1);
+  printf("automatic segments, P = 128, 4 MiB, balanced: N = %d\n", n);
+  p.model = (pat_model){1e-6, 0, 0};
+  assert_int_equal(pat_clairvoyant_segments(&p, 0), 1);
+  /* configured: clamped to the count */
+  p.count = 5;
+  assert_int_equal(pat_clairvoyant_segments(&p, 64), 5);
+  assert_int_equal(pat_clairvoyant_segments(&p, 3), 3);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(balanced_rounds),
       cmocka_unit_test(random_arrivals_valid),
       cmocka_unit_test(one_late_rank),
       cmocka_unit_test(builder_speed),
+      cmocka_unit_test(row_schedules_valid),
+      cmocka_unit_test(row_balanced_rounds),
+      cmocka_unit_test(automatic_segments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
