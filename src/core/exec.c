@@ -432,7 +432,7 @@ int pat_exec_start(const pat_schedule *sched, const pat_call *call,
   x->ops = pat_schedule_ops(sched, call->rank);
   x->nops = n;
   x->max_outstanding = cfg->max_outstanding;
-  x->max_sends = cfg->max_sends;
+  x->max_sends = pat_schedule_sends_ahead(sched, cfg->max_sends);
   x->timed = call->pat != NULL || pat_trace_on(call);
   x->extent = call->type.extent;
   x->elem_bytes = (double)call->type.size;

@@ -151,6 +151,14 @@ void pat_schedule_put(pat_schedule *sched, int rank, int *err,
 void pat_schedule_set_prediction(pat_schedule *sched, double completion,
                                  unsigned long long hash);
 
+/* A builder whose rounds keep every send port busy (the segmented
+ * clairvoyant plan) bounds the sends of later rounds posted early to n:
+ * one posted ahead shares the port with the round's own and delays it.
+ * The executor and the simulator take the smaller of it and
+ * PAT_REDUCE_MAX_SENDS (configured); without a bound, configured. */
+void pat_schedule_set_sends_ahead(pat_schedule *sched, int n);
+int pat_schedule_sends_ahead(const pat_schedule *sched, int configured);
+
 /* ---- dataflow (src/core/dataflow.c) ------------------------------------ */
 
 /* The dependencies of one rank's program (rule in pat_schedule.h):

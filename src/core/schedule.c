@@ -24,6 +24,7 @@ struct pat_schedule {
   rank_prog *progs;        /* params.nranks entries */
   double predicted;        /* builder's predicted completion, or NaN */
   unsigned long long hash; /* builder's hash of the whole tree */
+  int sends_ahead;         /* the builder's bound on early sends, or -1 */
 };
 
 static int params_ok(const pat_sched_params *p) {
@@ -49,6 +50,7 @@ int pat_schedule_alloc(const pat_sched_params *params, pat_schedule **out) {
   }
   s->params = *params;
   s->predicted = NAN;
+  s->sends_ahead = -1; /* no bound of its own */
   if (params->arrivals != NULL) {
     s->arrivals = malloc((size_t)params->nranks * sizeof *s->arrivals);
     if (s->arrivals == NULL) {
@@ -84,6 +86,17 @@ double pat_schedule_predicted_time(const pat_schedule *sched) {
 
 unsigned long long pat_schedule_hash(const pat_schedule *sched) {
   return sched ? sched->hash : 0;
+}
+
+void pat_schedule_set_sends_ahead(pat_schedule *sched, int n) {
+  sched->sends_ahead = n;
+}
+
+int pat_schedule_sends_ahead(const pat_schedule *sched, int configured) {
+  return sched != NULL && sched->sends_ahead >= 0 &&
+                 sched->sends_ahead < configured
+             ? sched->sends_ahead
+             : configured;
 }
 
 void pat_schedule_set_prediction(pat_schedule *sched, double completion,

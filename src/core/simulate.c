@@ -510,7 +510,7 @@ int pat_schedule_simulate(const pat_schedule *sched, const double *arrivals,
   x.elem = pat_schedule_params(sched)->elem_size;
   x.arrivals = arrivals;
   x.max_outstanding = pat_config_get()->max_outstanding;
-  x.max_sends = pat_config_get()->max_sends;
+  x.max_sends = pat_schedule_sends_ahead(sched, pat_config_get()->max_sends);
   root = pat_schedule_params(sched)->root;
   if (!(x.m->alpha >= 0 && x.m->beta >= 0 && x.m->gamma >= 0 && x.elem >= 0)) {
     err = PAT_ERR_INVALID_ARG;

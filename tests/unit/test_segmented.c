@@ -14,8 +14,11 @@
  *  - builder speed: printed for P = 128, N = 16 and P = 1024, N = 64;
  *  - the clairvoyant row with PAT_REDUCE_SEGMENTS = N: valid tree
  *    schedules (commutative or in rank order, in place or not, any root,
- *    random arrivals), each rank's own build its part of the whole one,
- *    n + N - 1 rounds when balanced; the automatic segment count. */
+ *    random arrivals, P up to 1024), each rank's own build its part of the
+ *    whole one,
+ *    n + N - 1 rounds when balanced; the automatic segment count; the
+ *    dataflow simulation of a balanced plan takes exactly the planned
+ *    time. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #endif
@@ -216,14 +219,13 @@ static void check_build(const pat_sched_params *p, int N) {
   if (err != PAT_SUCCESS)
     fail_msg("build P=%d N=%d: %s", p->nranks, N, pat_strerror(err));
   if (pat_schedule_validate_tree(all, why, sizeof why) != PAT_SUCCESS)
-    fail_msg("P=%d N=%d root=%d comm=%d in_place=%d: %s", p->nranks, N,
-             p->root, p->commutative, p->in_place, why);
+    fail_msg("P=%d N=%d root=%d comm=%d in_place=%d: %s", p->nranks, N, p->root,
+             p->commutative, p->in_place, why);
   for (int r = 0; r < p->nranks; r += 1 + p->nranks / 7) {
     pat_schedule *one = NULL;
     int n = pat_schedule_nops(all, r);
-    assert_int_equal(
-        pat_schedule_build(PAT_REDUCE_ALG_CLAIRVOYANT, p, r, &one),
-        PAT_SUCCESS);
+    assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_CLAIRVOYANT, p, r, &one),
+                     PAT_SUCCESS);
     assert_int_equal(pat_schedule_nops(one, r), n);
     assert_memory_equal(pat_schedule_ops(one, r), pat_schedule_ops(all, r),
                         (size_t)n * sizeof(pat_sched_op));
@@ -256,6 +258,22 @@ static void row_schedules_valid(void **state) {
         p.in_place = variant == 3;
         check_build(&p, atoi(segs[k]));
       }
+  }
+  /* P = 1024, random arrivals */
+  for (int variant = 0; variant < 2; variant++) {
+    double *big = malloc(1024 * sizeof *big);
+    pat_sched_params p;
+    assert_non_null(big);
+    set_segments(variant ? "8" : "2");
+    for (int r = 0; r < 1024; r++) {
+      seed = seed * 1103515245u + 12345u;
+      big[r] = (double)((seed >> 8) % 29) * 1e-5;
+    }
+    p = params(1024, 1000, 4096, big);
+    p.model = pat_model_curie;
+    p.commutative = variant == 0;
+    check_build(&p, variant ? 8 : 2);
+    free(big);
   }
   set_segments("0");
 }
@@ -311,6 +329,38 @@ static void automatic_segments(void **state) {
   assert_int_equal(pat_clairvoyant_segments(&p, 3), 3);
 }
 
+/* Balanced, the executor's dataflow (simulated, default bounds) runs the
+ * commutative plan in exactly its planned time: the builder keeps sends
+ * from being posted a round early (with PAT_REDUCE_MAX_SENDS = 4 posted
+ * ahead the simulation took 1.25x the plan at P = 128, 2 MiB).  Other
+ * schedules keep the configured bound. */
+static void simulated_as_planned(void **state) {
+  double a[128] = {0};
+  const int Ps[] = {16, 128}, counts[] = {1 << 14, 1 << 18};
+  (void)state;
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 2; j++) {
+      pat_sched_params p = params(Ps[i], 0, counts[j], a);
+      pat_schedule *all = NULL, *bin = NULL;
+      double sim = 0, plan;
+      p.model = pat_model_curie;
+      assert_int_equal(
+          pat_schedule_build(PAT_REDUCE_ALG_CLAIRVOYANT, &p, -1, &all),
+          PAT_SUCCESS);
+      plan = pat_schedule_predicted_time(all);
+      assert_int_equal(pat_schedule_simulate(all, a, NULL, &sim), PAT_SUCCESS);
+      assert_true(pat_clairvoyant_segments(&p, 0) > 1);
+      assert_true(fabs(sim - plan) <= 1e-9 * plan);
+      assert_int_equal(pat_schedule_sends_ahead(all, 4), 0);
+      assert_int_equal(
+          pat_schedule_build(PAT_REDUCE_ALG_BINOMIAL, &p, -1, &bin),
+          PAT_SUCCESS);
+      assert_int_equal(pat_schedule_sends_ahead(bin, 4), 4);
+      pat_schedule_free(all);
+      pat_schedule_free(bin);
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(balanced_rounds),
@@ -320,6 +370,7 @@ int main(void) {
       cmocka_unit_test(row_schedules_valid),
       cmocka_unit_test(row_balanced_rounds),
       cmocka_unit_test(automatic_segments),
+      cmocka_unit_test(simulated_as_planned),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
