@@ -32,12 +32,16 @@ int pat_clairvoyant_plan_segments(const pat_sched_params *params, int nseg,
                                   pat_clairvoyant_plan *plan);
 void pat_clairvoyant_plan_free(pat_clairvoyant_plan *plan); /* NULL ok */
 
-/* Most segments the automatic choice tries (PAT_REDUCE_SEGMENTS = 0). */
+/* Most segments the automatic choice tries (PAT_REDUCE_SEGMENTS = 0), and
+ * most segments served when configured (the plan takes O(P N) memory and
+ * more time per segment than pipeline's chain). */
 #define PAT_CLAIRVOYANT_AUTO_SEGMENTS 256
+#define PAT_CLAIRVOYANT_MAX_SEGMENTS 1024
 
 /* The segment count the builder uses: configured (>= 1) clamped to
- * [1, count]; for configured 0 the power of two, from 1 up, after which
- * the planned completion time stops decreasing (at most
+ * [1, min(count, PAT_CLAIRVOYANT_MAX_SEGMENTS)]; for configured 0 the
+ * power of two, from 1 up, after which the planned (non-commutative:
+ * estimated) completion time stops decreasing (at most
  * PAT_CLAIRVOYANT_AUTO_SEGMENTS and count).  Needs a usable model. */
 int pat_clairvoyant_segments(const pat_sched_params *params, int configured);
 

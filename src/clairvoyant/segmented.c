@@ -36,6 +36,7 @@
  * 0.55 ms); P = 1024, N = 64 in 1.0 ms; growth in the note and the unit
  * test's print.
  */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "clairvoyant/clairvoyant.h"
@@ -217,6 +218,10 @@ int pat_clairvoyant_plan_segments(const pat_sched_params *p, int nseg,
   *plan = (pat_clairvoyant_plan){0};
   if (nseg < 1 || P < 1 || p->arrivals == NULL || !(d > 0)) {
     err = PAT_ERR_INVALID_ARG;
+    goto out;
+  }
+  if ((long long)(P > 1 ? P - 1 : 1) * nseg > INT_MAX / 2) {
+    err = PAT_ERR_NO_MEMORY; /* more transfers than an int counts */
     goto out;
   }
   err = planner_init(&pl, p, nseg);

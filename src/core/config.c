@@ -73,8 +73,9 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
     [PAT_ENV_SEGMENTS] = {"PAT_REDUCE_SEGMENTS", "0",
                           "segmenting algorithms (pipeline, clairvoyant): "
                           "number of segments the message is cut into "
-                          "(1..16384, at most the count); 0 = automatic, "
-                          "each algorithm's model optimum"},
+                          "(1..16384, at most the count; clairvoyant at "
+                          "most 1024); 0 = automatic, each algorithm's "
+                          "choice under the cost model"},
 };
 
 const pat_model pat_model_curie = {

@@ -14,7 +14,8 @@
  * can without blocking and says whether the program is done; pat_exec_wait
  * blocks (PMPI_Waitany, not a spin) until it is, then frees everything.
  * The blocking reduction is start + wait; a non-blocking one or a progress
- * thread drives the same steps.
+ * thread drives the same steps, keeping the pat_call it started with
+ * alive until the run is done (the executor points to it).
  *
  * Outstanding operations.  Every operation of the earliest round that is
  * not finished may be in flight (the validator proves that this much never
@@ -24,7 +25,8 @@
  * one's combine (measured in SMPI: a tree with one late rank lost 3.5%
  * with 16), while one receive ahead is what a pipeline needs.  A send of a
  * later round whose data is ready is posted early only while fewer than
- * PAT_REDUCE_MAX_SENDS sends (default 4) are in flight, like Open MPI's
+ * PAT_REDUCE_MAX_SENDS sends (default 4; fewer where the schedule says so:
+ * pat_schedule_sends_ahead) are in flight, like Open MPI's
  * chain, whose leaves send one segment at a time: a pipeline's leaf
  * posting all 64 of its 64 KiB segments at once flooded its parent
  * (real Open MPI, P = 8 on 2 cores, 4 MiB: 1.11-1.44x Open MPI's chain with
@@ -115,8 +117,9 @@ static int wr_at(const pat_exec *x, int slot, int elem, char **p) {
 
 /* Each temporary the program uses holds only the elements its operations
  * touch: a reduce-scatter's temporaries shrink with the range they work
- * on.  One pass over the program finds both; all of them share one block,
- * the communicator's scratch where it can serve (combine.c). */
+ * on.  The ranges come with the program's dependencies (dataflow.c); all
+ * of them share one block, the communicator's scratch where it can serve
+ * (combine.c). */
 static int buffers_alloc(pat_exec *x) {
   const pat_call *c = x->call;
   const pat_deps *d = x->deps;

@@ -171,7 +171,7 @@ typedef struct pat_deps {
   int *succ_start, *succ;
   int *chan_prev, *chan_next;
   /* the elements [tmp_lo[s], tmp_hi[s]) of temporary slot s that the
-   * program touches (tmp_hi < tmp_lo: unused); other slots unset; the
+   * program touches (tmp_hi < tmp_lo: unused; set for every slot); the
    * temporaries up to the last one used: PAT_SLOT_TMP0 .. + ntmp - 1 */
   int tmp_lo[PAT_SLOT_MAX], tmp_hi[PAT_SLOT_MAX], ntmp;
 } pat_deps;

@@ -141,8 +141,8 @@ static int rank_of(const fold *f, int w) {
 /* ---- one rank's program ---------------------------------------------- */
 
 /* The reduce-scatter rounds; writes each round's group range. */
-static void scatter(scat *e, const fold *f, const pat_scatter_plan *plan,
-                    int w, int base, int *glo, int *ghi) {
+static void scatter(scat *e, const fold *f, const pat_scatter_plan *plan, int w,
+                    int base, int *glo, int *ghi) {
   int lo = 0, hi = e->p->count, K = 1;
   for (int i = 0; i < plan->nradix; i++) {
     int k = plan->radix[i], d0 = (w / K) % k, round = base + i;
@@ -160,9 +160,7 @@ static void scatter(scat *e, const fold *f, const pat_scatter_plan *plan,
       for (int j = 1; j < k && b > a; j++) {
         /* commutative: from the digit j below (staggered); otherwise
          * lower digits downwards, then higher ones upwards */
-        int d = e->p->commutative ? (d0 - j + k) % k
-                : j <= d0         ? d0 - j
-                                  : j;
+        int d = e->p->commutative ? (d0 - j + k) % k : j <= d0 ? d0 - j : j;
         absorb(e, round, rank_of(f, w + (d - d0) * K), a, b, d > d0);
       }
       lo = a;
@@ -195,8 +193,7 @@ static void gather(scat *e, const fold *f, const pat_scatter_plan *plan, int w,
     for (int j = 1; j < k; j++) {
       int d = (d0 + j) % k, a = cut(lo, hi, d, k), b = cut(lo, hi, d + 1, k);
       if (b > a)
-        op(e, PAT_SCHED_RECV, round, rank_of(f, w + (d - d0) * K), -1, g, a,
-           b);
+        op(e, PAT_SCHED_RECV, round, rank_of(f, w + (d - d0) * K), -1, g, a, b);
     }
   }
 }
@@ -214,15 +211,17 @@ static int emit_rank(pat_schedule *sched, const pat_sched_params *p, int rank,
    * one is combined; radix k keeps up to min(k - 1, 3) + 1 */
   e.npool = 1 + (kmax - 1 < POOL_MAX - 1 ? kmax - 1 : POOL_MAX - 1);
   for (int i = 0; i < e.npool; i++)
-    e.pool[i] = rank == p->root ? (i == 0 ? PAT_SLOT_RECV : PAT_SLOT_TMP0 + i - 1)
-                                : PAT_SLOT_TMP0 + i;
+    e.pool[i] = rank == p->root
+                    ? (i == 0 ? PAT_SLOT_RECV : PAT_SLOT_TMP0 + i - 1)
+                    : PAT_SLOT_TMP0 + i;
   if (p->count == 0)
     return pat_schedule_mark_built(sched, rank);
   if (rank < 2 * f.rem) { /* the fold */
     int pair = rank / 2, other = rank ^ 1, s = survivor(&f, pair);
     if (s != rank) {
       op(&e, PAT_SCHED_SEND, 0, s, PAT_SLOT_SEND, -1, 0, p->count);
-      return e.err != PAT_SUCCESS ? e.err : pat_schedule_mark_built(sched, rank);
+      return e.err != PAT_SUCCESS ? e.err
+                                  : pat_schedule_mark_built(sched, rank);
     }
     absorb(&e, 0, other, 0, p->count, other > rank);
   }
@@ -231,8 +230,8 @@ static int emit_rank(pat_schedule *sched, const pat_sched_params *p, int rank,
   if (rank == p->root) {
     if (!same_buffer(&e, e.acc, PAT_SLOT_RECV) &&
         ghi[plan->nradix] > glo[plan->nradix])
-      op(&e, PAT_SCHED_COPY, last, -1, e.acc, PAT_SLOT_RECV,
-         glo[plan->nradix], ghi[plan->nradix]);
+      op(&e, PAT_SCHED_COPY, last, -1, e.acc, PAT_SLOT_RECV, glo[plan->nradix],
+         ghi[plan->nradix]);
     g = PAT_SLOT_RECV;
   } else if (!writable(&e, g)) {
     g = pick(&e, e.acc, -1);
@@ -263,8 +262,7 @@ int pat_scatter_check(const pat_scatter_plan *plan, int nranks) {
 int pat_scatter_emit(pat_schedule *sched, const pat_sched_params *p, int rank,
                      const pat_scatter_plan *plan) {
   int err = pat_scatter_check(plan, p->nranks);
-  for (int r = rank < 0 ? 0 : rank; err == PAT_SUCCESS && r < p->nranks;
-       r++) {
+  for (int r = rank < 0 ? 0 : rank; err == PAT_SUCCESS && r < p->nranks; r++) {
     err = emit_rank(sched, p, r, plan);
     if (rank >= 0)
       break;
