@@ -104,19 +104,29 @@ static const char *env_value(const char *(*get)(const char *), int index) {
   return v;
 }
 
-/* An integer in [lo, hi] or an error naming the variable and the range. */
-static int parse_long(pat_config *cfg, int var, const char *v, long lo, long hi,
-                      long *out) {
+/* An integer in [lo, hi] or an error naming the variable and the valid
+ * values: "is not <valid>", by default "an integer in lo..hi". */
+static int parse_long_as(pat_config *cfg, int var, const char *v, long lo,
+                         long hi, const char *valid, long *out) {
   char *end = NULL;
   long x = isdigit((unsigned char)v[0]) ? strtol(v, &end, 10) : lo - 1;
   if (end == NULL || *end != '\0' || x < lo || x > hi) {
-    snprintf(cfg->why, sizeof cfg->why, "%s=%s is not an integer in %ld..%ld",
-             pat_env_table[var].name, v, lo, hi);
+    if (valid != NULL)
+      snprintf(cfg->why, sizeof cfg->why, "%s=%s is not %s",
+               pat_env_table[var].name, v, valid);
+    else
+      snprintf(cfg->why, sizeof cfg->why, "%s=%s is not an integer in %ld..%ld",
+               pat_env_table[var].name, v, lo, hi);
     cfg->error = PAT_ERR_BAD_ENV;
     return 0;
   }
   *out = x;
   return 1;
+}
+
+static int parse_long(pat_config *cfg, int var, const char *v, long lo, long hi,
+                      long *out) {
+  return parse_long_as(cfg, var, v, lo, hi, NULL, out);
 }
 
 void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
@@ -206,16 +216,13 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
     goto out;
   cfg->scratch_keep = x;
   {
-    const char *v = env_value(get, PAT_ENV_SEGMENTS);
-    end = NULL;
-    x = isdigit((unsigned char)v[0]) ? strtol(v, &end, 10) : -1;
-    if (end == NULL || *end != '\0' || x < 0 || x > PAT_MAX_SEGMENTS) {
-      snprintf(cfg->why, sizeof cfg->why,
-               "%s=%s is not a segment count; valid: 0 (automatic) or 1..%d",
-               pat_env_table[PAT_ENV_SEGMENTS].name, v, PAT_MAX_SEGMENTS);
-      cfg->error = PAT_ERR_BAD_ENV;
+    char valid[96];
+    snprintf(valid, sizeof valid,
+             "a segment count; valid: 0 (automatic) or 1..%d",
+             PAT_MAX_SEGMENTS);
+    if (!parse_long_as(cfg, PAT_ENV_SEGMENTS, env_value(get, PAT_ENV_SEGMENTS),
+                       0, PAT_MAX_SEGMENTS, valid, &x))
       goto out;
-    }
     cfg->segments = (int)x;
   }
   /* each algorithm parses its own tunables into its block */
