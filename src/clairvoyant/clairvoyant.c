@@ -295,9 +295,8 @@ static int segmented_merges(const pat_sched_params *p, int nseg, merge **out,
         m[start[e.round]++] = e;
       }
     if (err == PAT_SUCCESS) {
-      double b = (double)(p->count / nseg + (p->count % nseg != 0)) *
-                 p->elem_size,
-             first = p->arrivals[0], port;
+      double b = pat_clairvoyant_segment_bytes(p, nseg), first = p->arrivals[0],
+             port;
       for (int r = 1; r < P; r++)
         first = p->arrivals[r] < first ? p->arrivals[r] : first;
       port = first +
@@ -319,51 +318,78 @@ static int segmented_merges(const pat_sched_params *p, int nseg, merge **out,
   return err;
 }
 
-/* Completion time of the plan for nseg segments, or +inf on error. */
-static double planned(const pat_sched_params *p, int nseg) {
-  double done = INFINITY;
-  merge *m = NULL;
-  int nm = 0;
-  if (nseg <= 1) {
-    m = malloc((size_t)(p->nranks > 1 ? p->nranks - 1 : 1) * sizeof *m);
-    if (m == NULL ||
-        atomic_plan(p, pat_sched_round_cost(p), m, &done) != PAT_SUCCESS)
-      done = INFINITY;
-  } else if (segmented_merges(p, nseg, &m, &nm, &done) != PAT_SUCCESS) {
-    done = INFINITY;
+/* The merges for nseg >= 1 segments (nseg 1: the atomic tree) and their
+ * completion time. */
+static int plan_merges(const pat_sched_params *p, int nseg, merge **out,
+                       int *nm, double *done) {
+  int err;
+  if (nseg > 1)
+    return segmented_merges(p, nseg, out, nm, done);
+  *nm = p->nranks - 1;
+  *out = malloc((size_t)(*nm > 0 ? *nm : 1) * sizeof **out);
+  err = *out == NULL ? PAT_ERR_NO_MEMORY
+                     : atomic_plan(p, pat_sched_round_cost(p), *out, done);
+  if (err != PAT_SUCCESS) {
+    free(*out);
+    *out = NULL;
+    *nm = 0;
   }
-  free(m);
-  return done;
+  return err;
 }
 
-int pat_clairvoyant_segments(const pat_sched_params *p, int configured) {
+/* A configured segment count (>= 1) clamped to what the builder serves. */
+static int clamped(const pat_sched_params *p, int configured) {
+  int n = configured < PAT_CLAIRVOYANT_MAX_SEGMENTS
+              ? configured
+              : PAT_CLAIRVOYANT_MAX_SEGMENTS;
+  return n < p->count ? n : (p->count > 0 ? p->count : 1);
+}
+
+/* The segment count for configured (pat_clairvoyant_segments) and its
+ * merges: the automatic choice keeps the winning candidate's plan instead
+ * of planning it again. */
+static int choose(const pat_sched_params *p, int configured, int *nseg,
+                  merge **out, int *nm, double *done) {
   int most = p->count < PAT_CLAIRVOYANT_AUTO_SEGMENTS
                  ? p->count
                  : PAT_CLAIRVOYANT_AUTO_SEGMENTS;
-  int best = 1;
-  if (configured > 0) {
-    best = configured < PAT_CLAIRVOYANT_MAX_SEGMENTS
-               ? configured
-               : PAT_CLAIRVOYANT_MAX_SEGMENTS;
-    return best < p->count ? best : (p->count > 0 ? p->count : 1);
-  }
-  if (p->nranks > 1 && most > 1) {
-    /* doubling until the planned time stops improving (ties: fewer) */
-    double t = planned(p, 1);
-    for (int n = 2; n <= most; n *= 2) {
-      double tn = planned(p, n);
-      if (!(tn < t))
-        break;
-      t = tn;
-      best = n;
+  int err;
+  *nseg = configured > 0 ? clamped(p, configured) : 1;
+  err = plan_merges(p, *nseg, out, nm, done);
+  if (configured > 0)
+    return err;
+  /* doubling until the planned time stops improving (ties: fewer) */
+  for (int n = 2; err == PAT_SUCCESS && p->nranks > 1 && n <= most; n *= 2) {
+    merge *m = NULL;
+    int k = 0;
+    double t = INFINITY;
+    if (plan_merges(p, n, &m, &k, &t) != PAT_SUCCESS || !(t < *done)) {
+      free(m);
+      break;
     }
+    free(*out);
+    *out = m;
+    *nm = k;
+    *done = t;
+    *nseg = n;
   }
-  return best;
+  return err;
+}
+
+int pat_clairvoyant_segments(const pat_sched_params *p, int configured) {
+  merge *m = NULL;
+  int nm = 0, nseg = 1;
+  double done;
+  if (configured > 0)
+    return clamped(p, configured);
+  choose(p, 0, &nseg, &m, &nm, &done);
+  free(m);
+  return nseg;
 }
 
 static int clairvoyant_build(const pat_sched_params *p, int rank,
                              pat_schedule *sched) {
-  int P = p->nranks, err = PAT_SUCCESS, nseg = 1, nm = P - 1;
+  int P = p->nranks, err = PAT_SUCCESS, nseg = 1, nm = 0;
   merge *m = NULL;
   double done = 0;
   unsigned long long hash = 0x5eedull;
@@ -378,14 +404,7 @@ static int clairvoyant_build(const pat_sched_params *p, int rank,
       err = PAT_ERR_INVALID_ARG;
       goto out;
     }
-  nseg = pat_clairvoyant_segments(p, pat_config_get()->segments);
-  if (nseg <= 1) {
-    m = malloc((size_t)(P > 1 ? P - 1 : 1) * sizeof *m);
-    err = m == NULL ? PAT_ERR_NO_MEMORY
-                    : atomic_plan(p, pat_sched_round_cost(p), m, &done);
-  } else {
-    err = segmented_merges(p, nseg, &m, &nm, &done);
-  }
+  err = choose(p, pat_config_get()->segments, &nseg, &m, &nm, &done);
   if (err != PAT_SUCCESS)
     goto out;
   for (int i = 0; i < nm; i++) {

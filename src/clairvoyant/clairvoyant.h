@@ -21,8 +21,10 @@ typedef struct pat_clairvoyant_plan {
   double done;
 } pat_clairvoyant_plan;
 
-/* The cost of one round of the segmented plan: receive + combine of the
- * largest of nseg segments of params' count elements. */
+/* The bytes of the largest of nseg segments of params' count elements,
+ * and the cost of one round of the segmented plan: its receive +
+ * combine. */
+double pat_clairvoyant_segment_bytes(const pat_sched_params *params, int nseg);
 double pat_clairvoyant_segment_cost(const pat_sched_params *params, int nseg);
 
 /* Plans the reduction of nseg >= 1 segments for params' arrival times

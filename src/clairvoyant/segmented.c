@@ -41,14 +41,14 @@
 
 #include "clairvoyant/clairvoyant.h"
 
-/* Largest segment of count elements cut into nseg: ceil(count / nseg). */
-static int largest_segment(int count, int nseg) {
-  return (int)(((long long)count + nseg - 1) / nseg);
+double pat_clairvoyant_segment_bytes(const pat_sched_params *p, int nseg) {
+  /* ceil(count / nseg) elements */
+  return (double)(((long long)p->count + nseg - 1) / nseg) * p->elem_size;
 }
 
 double pat_clairvoyant_segment_cost(const pat_sched_params *p, int nseg) {
-  return pat_model_round_cost(
-      &p->model, (double)largest_segment(p->count, nseg) * p->elem_size);
+  return pat_model_round_cost(&p->model,
+                              pat_clairvoyant_segment_bytes(p, nseg));
 }
 
 /* A rank and its arrival, sorted for the presence sweep. */
