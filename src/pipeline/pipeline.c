@@ -96,7 +96,6 @@
  * Tunables: PAT_REDUCE_SEGMENTS (a core variable, shared with clairvoyant).
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "pipeline/pipeline.h"
