@@ -92,7 +92,11 @@ static void usage(FILE *out) {
           "pattern\n"
           "                          parameters: 250us, 1.5ms, 0.002 (s), or "
           "2x =\n"
-          "                          twice the balanced binomial runtime\n"
+          "                          twice the balanced runtime of --unit\n"
+          "      --unit NAME         algorithm whose balanced median is the "
+          "x of delays\n"
+          "                          (default binomial; runs balanced "
+          "always)\n"
           "      --sync MODE         barrier (double barrier, default) or "
           "window[:SECONDS]\n"
           "                          (start on the global clock every "
@@ -250,6 +254,7 @@ int pb_options_parse(int argc, char **argv, pb_options *o, FILE *out, char *why,
                      size_t whylen) {
   enum {
     OPT_REFERENCE = 256,
+    OPT_UNIT,
     OPT_SEED,
     OPT_SYNC,
     OPT_BOOT,
@@ -262,6 +267,7 @@ int pb_options_parse(int argc, char **argv, pb_options *o, FILE *out, char *why,
   static const struct option longopts[] = {
       {"algorithms", required_argument, NULL, 'a'},
       {"reference", required_argument, NULL, OPT_REFERENCE},
+      {"unit", required_argument, NULL, OPT_UNIT},
       {"sizes", required_argument, NULL, 's'},
       {"datatype", required_argument, NULL, 't'},
       {"op", required_argument, NULL, 'o'},
@@ -283,7 +289,7 @@ int pb_options_parse(int argc, char **argv, pb_options *o, FILE *out, char *why,
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   const char *type_names[8], *op_names[8];
-  const char *reference = "binomial";
+  const char *reference = "binomial", *unit = "binomial";
   int ntypes = 0, nops = 0, c, rc = 2;
   long v;
   char names[300];
@@ -312,6 +318,9 @@ int pb_options_parse(int argc, char **argv, pb_options *o, FILE *out, char *why,
       break;
     case OPT_REFERENCE:
       reference = optarg;
+      break;
+    case OPT_UNIT:
+      unit = optarg;
       break;
     case 's':
       if (parse_list(optarg, add_size, o, why, whylen))
@@ -447,6 +456,12 @@ int pb_options_parse(int argc, char **argv, pb_options *o, FILE *out, char *why,
     alg_names(names, sizeof names);
     snprintf(why, whylen, "--reference: '%s' is not an algorithm; valid: %s",
              reference, names);
+    goto out;
+  }
+  if (alg_lookup(unit, &o->unit)) {
+    alg_names(names, sizeof names);
+    snprintf(why, whylen, "--unit: '%s' is not an algorithm; valid: %s", unit,
+             names);
     goto out;
   }
   for (c = 0; c < o->nalgs && o->algs[c] != o->reference; c++)

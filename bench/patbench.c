@@ -431,10 +431,16 @@ static void report(bench *b, const int *algs, int nalgs, samples *s,
       ref = k;
   xr = s->tts + (size_t)ref * s->reps + 1;
   ref_med = pb_median(xr, n);
-  printf("\nP=%d, %zu B (%d %s), %s, root %d, pattern %s, imbalance %s, %zu "
-         "reps%s\n",
+  size_t imb_len = strlen(imb_text);
+  /* "2x" of another unit than binomial says which */
+  int other_unit = o->unit != PAT_REDUCE_ALG_BINOMIAL && imb_len > 0 &&
+                   imb_text[imb_len - 1] == 'x';
+  printf("\nP=%d, %zu B (%d %s), %s, root %d, pattern %s, imbalance %s%s%s%s, "
+         "%zu reps%s\n",
          b->size, b->bytes, b->count, pb_types[o->type].name,
-         pb_ops[o->op].name, b->root, pattern, imb_text, n,
+         pb_ops[o->op].name, b->root, pattern, imb_text,
+         other_unit ? " (x = " : "", other_unit ? pb_alg_name(o->unit) : "",
+         other_unit ? " balanced)" : "", n,
          b->shared ? ", shared buffers: results not checked" : "");
   printf("%-13s %10s %21s %9s %9s %9s %8s %7s %9s %9s\n", "algorithm",
          "median ms", "95% CI ms", "min ms", "mean ms", "q95 ms", "speedup",
@@ -495,7 +501,7 @@ static double window_for(const bench *b, const double *delays, double slowest) {
 static int bench_size(bench *b, size_t bytes) {
   const pb_options *o = b->opt;
   int algs[PB_MAX_LIST], nalgs = 0, rc;
-  double balanced[PB_MAX_LIST], medians[PB_MAX_LIST], ref_binomial = 0;
+  double balanced[PB_MAX_LIST], medians[PB_MAX_LIST], unit_time = 0;
   double slowest = 0;
   double *delays = malloc((size_t)o->reps * b->size * sizeof *delays);
   samples s = {0};
@@ -505,10 +511,13 @@ static int bench_size(bench *b, size_t bytes) {
   rc = prepare(b, bytes);
   if (rc != MPI_SUCCESS || delays == NULL)
     goto out;
-  /* binomial always runs in the balanced case: "x" times refer to it */
+  /* binomial (the speedups' base when asked for) and --unit (the "x" of
+   * delays) always run in the balanced case */
   algs[nalgs++] = PAT_REDUCE_ALG_BINOMIAL;
+  if (o->unit != PAT_REDUCE_ALG_BINOMIAL)
+    algs[nalgs++] = o->unit;
   for (int k = 0; k < o->nalgs; k++)
-    if (o->algs[k] != PAT_REDUCE_ALG_BINOMIAL)
+    if (o->algs[k] != PAT_REDUCE_ALG_BINOMIAL && o->algs[k] != o->unit)
       algs[nalgs++] = o->algs[k];
   if (b->rank == 0 && samples_alloc(&s, nalgs, o->reps)) {
     rc = MPI_ERR_NO_MEM;
@@ -542,10 +551,10 @@ static int bench_size(bench *b, size_t bytes) {
           pb_median(s.tts + (size_t)k * o->reps + 1, (size_t)o->reps - 1);
       slowest = fmax(slowest, balanced[k]);
     }
-    ref_binomial = balanced[0];
+    unit_time = balanced[o->unit == PAT_REDUCE_ALG_BINOMIAL ? 0 : 1];
     report(b, algs, nalgs, &s, "none", "0", 0, balanced, medians);
   }
-  MPI_Bcast(&ref_binomial, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&unit_time, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Bcast(&slowest, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Bcast(balanced, nalgs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   /* the configurations proper: only the algorithms asked for */
@@ -570,11 +579,11 @@ static int bench_size(bench *b, size_t bytes) {
       double mag = 0;
       if (pb_pattern_takes_magnitude(pat)) {
         pb_time_format(o->imbalance[m], imb, sizeof imb);
-        mag = pb_time_seconds(o->imbalance[m], ref_binomial);
+        mag = pb_time_seconds(o->imbalance[m], unit_time);
       }
       b->config++;
       snprintf(what, sizeof what, "%zu B %s %s", bytes, pat->spec, imb);
-      make_delays(b, pat, mag, ref_binomial, delays);
+      make_delays(b, pat, mag, unit_time, delays);
       rc = run_config(b, algs, nalgs, delays, window_for(b, delays, slowest),
                       what, &s);
       if (b->rank == 0) {

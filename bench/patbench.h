@@ -19,15 +19,15 @@
 /* ---- times ------------------------------------------------------------- */
 
 /* A time as the user writes it: "250us", "1.5ms", "2s", "0.002" (seconds),
- * or "2x" = two balanced binomial runtimes (resolved at run time, per
+ * or "2x" = two balanced runtimes of --unit (binomial by default) (resolved at run time, per
  * message size). */
 typedef struct pb_time {
   double value;
-  int relative; /* value is a multiple of the balanced binomial runtime */
+  int relative; /* value is a multiple of --unit's balanced runtime */
 } pb_time;
 
 int pb_time_parse(const char *text, pb_time *t, char *why, size_t whylen);
-/* Seconds; `ref` is the balanced binomial runtime for relative times. */
+/* Seconds; `ref` is the balanced runtime of --unit for relative times. */
 double pb_time_seconds(pb_time t, double ref);
 /* Writes "1.5ms" / "2x" style text. */
 void pb_time_format(pb_time t, char *out, size_t len);
@@ -81,7 +81,7 @@ int pb_pattern_takes_magnitude(const pb_pattern *pat);
 int pb_pattern_check(const pb_pattern *pat, int nranks, char *why,
                      size_t whylen);
 /* Fills delays[0..nranks-1] (seconds, >= 0) for call `call`: magnitude is
- * the --imbalance value in seconds, ref the balanced binomial runtime. */
+ * the --imbalance value in seconds, ref the balanced runtime of --unit. */
 void pb_pattern_delays(const pb_pattern *pat, int nranks, double magnitude,
                        double ref, gsl_rng *rng, size_t call, double *delays);
 
@@ -117,6 +117,7 @@ typedef struct pb_options {
   int algs[PB_MAX_LIST]; /* algorithm ids: table ids, PB_ALG_ORACLE */
   int nalgs;
   int reference;             /* algorithm id the ratios refer to */
+  int unit; /* algorithm id whose balanced median is the "x" of delays */
   size_t sizes[PB_MAX_LIST]; /* message sizes in bytes */
   int nsizes;
   int type; /* index into pb_types */

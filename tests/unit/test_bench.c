@@ -266,6 +266,7 @@ static void options_defaults_and_values(void **state) {
   assert_int_equal(o.patterns[0].kind, PB_PAT_SINGLE);
   assert_int_equal(o.nimbalance, 5);
   assert_int_equal(o.reference, PAT_REDUCE_ALG_BINOMIAL);
+  assert_int_equal(o.unit, PAT_REDUCE_ALG_BINOMIAL);
   assert_string_equal(pb_ops[o.op].name, "sum");
   assert_false(pb_ops[o.op].charged);
   assert_true(o.shared_above == PB_SHARED_ABOVE_DEFAULT);
@@ -274,11 +275,13 @@ static void options_defaults_and_values(void **state) {
                              "--sizes 8,1K,2M --datatype int --op max "
                              "--root last -n 7 --warmup 0 --pattern odd "
                              "--pattern gamma:1ms:0.3 --imbalance 0,2x "
-                             "--sync window:2ms --reference localredirect"),
+                             "--sync window:2ms --reference localredirect "
+                             "--unit oracle"),
                    0);
   assert_int_equal(o.nalgs, 3);
   assert_int_equal(o.algs[1], PAT_REDUCE_ALG_LOCALREDIRECT);
   assert_int_equal(o.reference, PAT_REDUCE_ALG_LOCALREDIRECT);
+  assert_int_equal(o.unit, PB_ALG_ORACLE);
   assert_true(o.sizes[1] == 1024 && o.sizes[2] == 2 * 1024 * 1024);
   assert_string_equal(pb_types[o.type].name, "int");
   assert_string_equal(pb_ops[o.op].name, "max");
@@ -331,6 +334,7 @@ static void options_reject_bad_values(void **state) {
   bad("--sync sometimes", "--sync: 'sometimes'");
   bad("--sync window:2x", "--sync: 'window:2x'");
   bad("--algorithms binomial --reference oracle", "not among --algorithms");
+  bad("--unit fast", "--unit: 'fast' is not an algorithm; valid: binomial");
   bad("--bogus", "unknown option '--bogus'");
   bad("--reps", "needs a value");
   bad("stray", "unexpected argument 'stray'");
