@@ -86,11 +86,12 @@ figures() {
   done
 }
 
-# normalized CSV: a Markdown table, one row per message size and delay, one
-# column per algorithm: its median time-to-solution over the best one's of
-# that row (best = 1.00, in bold), then the best algorithm and its time
+# normalized CSV [REF]: a Markdown table, one row per message size and
+# delay, one column per algorithm: its median time-to-solution over REF's
+# of that row (without REF: over the best one's), the best in bold, then
+# the best algorithm and its time
 normalized() {
-  awk -F, "$HDR"'
+  awk -F, -v ref="${2:-}" "$HDR"'
     {
       m = $c["bytes"] + 0
       imb = $c["pattern"] == "none" ? "0" : $c["imbalance"]
@@ -116,9 +117,10 @@ normalized() {
       for (i = 1; i <= nr; i++) {
         split(rows[i], k, SUBSEP)
         printf "| %s%s, %s |", size(k[1]), (k[1] in unchecked) ? "*" : "", k[2]
+        base = (rows[i], ref) in t ? t[rows[i], ref] : best[rows[i]]
         for (j = 1; j <= na; j++) {
           if (!((rows[i], algs[j]) in t)) { printf " - |"; continue }
-          r = t[rows[i], algs[j]] / best[rows[i]]
+          r = t[rows[i], algs[j]] / base
           printf(algs[j] == who[rows[i]] ? " **%.2f** |" : " %.2f |", r)
         }
         printf " %s, %.3f |\n", who[rows[i]], best[rows[i]] * 1e3
@@ -126,12 +128,13 @@ normalized() {
     }' "$1"
 }
 
-# normfigures CSV PREFIX: per message size, a gnuplot figure PREFIX-MB.png of
-# every algorithm's time over the best one's against the delay (in balanced
-# binomial times); prints Markdown links (nothing without gnuplot)
+# normfigures CSV PREFIX [REF [UNIT]]: per message size, a gnuplot figure
+# PREFIX-MB.png of every algorithm's time over REF's (without REF: the best
+# one's) against the delay (in balanced UNIT times, default binomial);
+# prints Markdown links (nothing without gnuplot)
 normfigures() {
   command -v gnuplot >/dev/null 2>&1 || return 0
-  awk -F, -v prefix="$2" "$HDR"'
+  awk -F, -v prefix="$2" -v ref="${3:-}" -v unit="${4:-binomial}" "$HDR"'
     {
       m = $c["bytes"] + 0
       x = $c["pattern"] == "none" ? 0 : $c["imbalance"] + 0
@@ -150,14 +153,15 @@ normfigures() {
           printf "$d%d_%d << EOD\n", i, j
           for (q = 1; q <= nx[m]; q++) {
             x = xs[m, q]
-            if ((m, x, algs[j]) in t) printf "%g %.9g\n", x, t[m, x, algs[j]] / best[m, x]
+            base = (m, x, ref) in t ? t[m, x, ref] : best[m, x]
+            if ((m, x, algs[j]) in t) printf "%g %.9g\n", x, t[m, x, algs[j]] / base
           }
           printf "EOD\n"
         }
         printf "set terminal png size 800,500 noenhanced\nset output \"%s-%dB.png\"\n", prefix, m
-        printf "set title \"P = %d, %d B, one late rank: time over the best\"\n", np, m
-        printf "set xlabel \"delay of the last rank (balanced binomial times)\"\n"
-        printf "set ylabel \"median time-to-solution / best\"\nset key top right\nset grid\nplot "
+        printf "set title \"P = %d, %d B, one late rank: time over %s\"\n", np, m, ref != "" ? ref "\047s" : "the best"
+        printf "set xlabel \"delay of the last rank (balanced %s times)\"\n", unit
+        printf "set ylabel \"median time-to-solution / %s\"\nset key top right\nset grid\nplot ", ref != "" ? ref : "best"
         for (j = 1; j <= na; j++)
           printf "%s$d%d_%d using 1:2 with linespoints title \"%s\"", (j > 1 ? ", " : ""), i, j, algs[j]
         printf "\n"
@@ -292,8 +296,9 @@ EOF
 - **SMPI's reduces**: `mpich` and `rab` are reduce-scatter + gather
   (Rabenseifner) algorithms, bandwidth-optimal for 1 MiB and combining for
   free; balanced they are about 4x faster than any binomial tree, ours or
-  SMPI's.  patreduce has no Rabenseifner algorithm yet (see the README's
-  status).
+  SMPI's.  patreduce's own (`butterfly`, `radixk`) and the segmented
+  clairvoyant are compared with them, with the same gamma, in the last
+  section.
 EOF
   section single_p128 "One late process, P = 128 (Fig. 5.4, 5.5)" \
     "The last rank arrives late by the imbalance; 1 MiB of doubles."
@@ -316,29 +321,38 @@ EOF
   done
   bw=$data/bandwidth_p128.csv
   if [ -s "$bw" ]; then
-    cat <<'EOF'
+    # with the oracle (the segmented clairvoyant) among the rows: the
+    # thesis' figure 6.10, everything over the oracle, delays in its times
+    if grep -q ',oracle,' "$bw"; then
+      bw_ref=oracle bw_unit=oracle
+      bw_cells="the median time-to-solution over the oracle's (the segmented clairvoyant, told the arrivals) in its row, as in the thesis' figure 6.10; the best row of each line is in bold.  The delay is in balanced oracle times of that size (\`patbench --unit oracle\`)"
+    else
+      bw_ref= bw_unit=binomial
+      bw_cells="the median time-to-solution over the best one's in its row (best = 1.00, in bold); the delay is in balanced binomial times of that size, as everywhere in this report"
+    fi
+    cat <<EOF
 
-## Bandwidth baselines, P = 128 (thesis chapter 6)
+## Bandwidth baselines and the segmented clairvoyant, P = 128 (thesis chapter 6, Fig. 6.10)
 
-The rows of `BASELINE_ALGS` and SMPI's own reduces `native(NAME)`
-(`--cfg=smpi/reduce:NAME`, one smpirun each, `scripts/smpi-compare`) with the
-last rank late by 0 to 5 balanced binomial times.  **Fair gamma**: every run
-uses `--op sum-charged`, so SMPI's reduces combine with a user-defined sum that
-charges gamma per byte like ours (`native(binomial)` costs what our binomial
-costs).  SimGrid 3.32's `rab` ignores user-defined ops, so `mpich` (the same
-reduce-scatter + gather) stands for Rabenseifner.  Each cell is the median
-time-to-solution over the best one's in its row (best = 1.00, in bold); the
-delay is in balanced binomial times of that size, as everywhere in this
-report.  Sizes marked * ran on buffers shared by all ranks
-(`SMPI_SHARED_MALLOC`, `--shared-above`): their results were not checked
+The rows of \`BASELINE_ALGS\` and SMPI's own reduces \`native(NAME)\`
+(\`--cfg=smpi/reduce:NAME\`, one smpirun each, \`scripts/smpi-compare\`) with the
+last rank late by 0 to 5 balanced $bw_unit times.  **Fair gamma**: every run
+uses \`--op sum-charged\`, so SMPI's reduces combine with a user-defined sum that
+charges gamma per byte like ours (\`native(binomial)\` costs what our binomial
+costs).  SimGrid 3.32's \`rab\` ignores user-defined ops, so \`mpich\` (the same
+reduce-scatter + gather) stands for Rabenseifner.  Each cell is $bw_cells.
+Sizes marked * ran on buffers shared by all ranks
+(\`SMPI_SHARED_MALLOC\`, \`--shared-above\`): their results were not checked
 (simulated time does not depend on the data); the others were compared with
-`MPI_Reduce`'s.  Data: `data/bandwidth_p128.csv`, the runs' tables:
-`data/bandwidth_p128.txt`.
+\`MPI_Reduce\`'s.  The predicted clairvoyant is not a row: at P = 128 its
+stamp exchange is too slow to simulate (README, "Simulation at scale").
+Data: \`data/bandwidth_p128.csv\`, the runs' tables:
+\`data/bandwidth_p128.txt\`.
 
 EOF
-    normalized "$bw"
+    normalized "$bw" "$bw_ref"
     printf '\n'
-    normfigures "$bw" "$out/fig/bandwidth_p128"
+    normfigures "$bw" "$out/fig/bandwidth_p128" "$bw_ref" "$bw_unit"
   fi
   if ls "$data"/native_*.csv >/dev/null 2>&1; then
     printf '\n## SMPI reduce algorithms as native peers, P = 128\n\nEach is `--cfg=smpi/reduce:NAME` for `native`; they combine for free.  Median time-to-solution in ms, balanced and with the last rank late by the balanced binomial time (1 MiB).\n\n| SMPI reduce | balanced | late 1x | speedup over our binomial, late |\n|---|---|---|---|\n'
