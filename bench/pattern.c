@@ -79,7 +79,8 @@ int pb_time_parse(const char *text, pb_time *t, char *why, size_t whylen) {
 bad:
   snprintf(why, whylen,
            "'%s' is not a time; valid: a number >= 0 with a unit s, ms, us, "
-           "ns (none = s), or x (multiples of the --unit algorithm's balanced runtime, default binomial)",
+           "ns (none = s), or x (multiples of the --unit algorithm's balanced "
+           "runtime, default binomial)",
            text);
 out:
   return rc;

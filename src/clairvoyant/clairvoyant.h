@@ -40,11 +40,21 @@ void pat_clairvoyant_plan_free(pat_clairvoyant_plan *plan); /* NULL ok */
 #define PAT_CLAIRVOYANT_AUTO_SEGMENTS 256
 #define PAT_CLAIRVOYANT_MAX_SEGMENTS 1024
 
+/* A lower bound of the planned completion time with nseg segments for
+ * params (P >= 2, commutative): rounds of one segment cost start at the
+ * first arrival, and the root receives every segment's last partial in
+ * its own round, the first after ceil(log2 P) rounds; and the last rank to
+ * arrive sends (as the root: receives) nseg segments after it arrives.
+ * Balanced arrivals, the plan meets it. */
+double pat_clairvoyant_segment_bound(const pat_sched_params *params, int nseg);
+
 /* The segment count the builder uses: configured (>= 1) clamped to
- * [1, min(count, PAT_CLAIRVOYANT_MAX_SEGMENTS)]; for configured 0 the
- * power of two, from 1 up, after which the planned (non-commutative:
- * estimated) completion time stops decreasing (at most
- * PAT_CLAIRVOYANT_AUTO_SEGMENTS and count).  Needs a usable model. */
+ * [1, min(count, PAT_CLAIRVOYANT_MAX_SEGMENTS)]; for configured 0, among
+ * the powers of two up to PAT_CLAIRVOYANT_AUTO_SEGMENTS and count, the one
+ * with the smallest planned completion time (ties: fewer; candidates
+ * whose lower bound cannot win are not planned); for non-commutative ops,
+ * the power of two, from 1 up, after which the estimated time stops
+ * decreasing.  Needs a usable model. */
 int pat_clairvoyant_segments(const pat_sched_params *params, int configured);
 
 #endif

@@ -16,7 +16,9 @@
  *    schedules (commutative or in rank order, in place or not, any root,
  *    random arrivals, P up to 1024), each rank's own build its part of the
  *    whole one,
- *    n + N - 1 rounds when balanced; the automatic segment count; the
+ *    n + N - 1 rounds when balanced; the automatic segment count (the
+ *    best planned power of two, as planning them all finds it; plans at
+ *    least their lower bound, balanced ones on it); the
  *    dataflow simulation of a balanced plan takes exactly the planned
  *    time; the in-order pipelined tree's estimate is near its simulation
  *    and its automatic N simulates no slower than one segment when
@@ -333,6 +335,69 @@ static void automatic_segments(void **state) {
   assert_int_equal(pat_clairvoyant_segments(&p, 3), 3);
 }
 
+/* The planned completion time of the whole clairvoyant schedule for p
+ * with PAT_REDUCE_SEGMENTS = text. */
+static double planned(const pat_sched_params *p, const char *text) {
+  pat_schedule *s = NULL;
+  double t;
+  set_segments(text);
+  assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_CLAIRVOYANT, p, -1, &s),
+                   PAT_SUCCESS);
+  t = pat_schedule_predicted_time(s);
+  pat_schedule_free(s);
+  return t;
+}
+
+/* Commutative ops, PAT_REDUCE_SEGMENTS = 0: the automatic N is the power
+ * of two (up to 256 and the count) with the smallest planned time, ties
+ * to fewer, as planning every candidate finds it, although the bound
+ * spares most plans; every plan is at least its lower bound, and balanced
+ * plans meet it. */
+static void automatic_segments_best(void **state) {
+  const int Ps[] = {2, 3, 5, 17, 128, 300},
+            counts[] = {1 << 7, 1 << 14, 1 << 19};
+  double *a = malloc(300 * sizeof *a);
+  unsigned seed = 7;
+  (void)state;
+  assert_non_null(a);
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 3; j++)
+      for (int pattern = 0; pattern < 4; pattern++) {
+        int P = Ps[i], best = 0;
+        pat_sched_params p = params(P, P / 3, counts[j], a);
+        double tbest = INFINITY, t;
+        char text[16];
+        p.model = pat_model_curie;
+        for (int r = 0; r < P; r++) {
+          seed = seed * 1103515245u + 12345u;
+          a[r] = pattern == 1   ? (r == P - 1 ? 1e-3 : 0)
+                 : pattern == 2 ? (r == p.root ? 3e-4 : 0)
+                 : pattern == 3 ? (double)((seed >> 8) % 50) * 2e-5
+                                : 0;
+        }
+        for (int N = 1; N <= 256 && N <= counts[j]; N *= 2) {
+          double bound = pat_clairvoyant_segment_bound(&p, N);
+          snprintf(text, sizeof text, "%d", N);
+          t = planned(&p, text);
+          assert_true(t >= bound - 1e-12);
+          if (pattern == 0)
+            assert_true(fabs(t - bound) <= 1e-12);
+          if (t < tbest) {
+            tbest = t;
+            best = N;
+          }
+        }
+        t = planned(&p, "0");
+        if (t != tbest || pat_clairvoyant_segments(&p, 0) != best)
+          fail_msg("P = %d, count %d, pattern %d: automatic N = %d planned "
+                   "%.9g s, best N = %d planned %.9g s",
+                   P, counts[j], pattern, pat_clairvoyant_segments(&p, 0), t,
+                   best, tbest);
+      }
+  set_segments("0");
+  free(a);
+}
+
 /* Balanced, the executor's dataflow (simulated, default bounds) runs the
  * commutative plan in exactly its planned time: the builder keeps sends
  * from being posted a round early (with PAT_REDUCE_MAX_SENDS = 4 posted
@@ -416,6 +481,7 @@ int main(void) {
       cmocka_unit_test(row_schedules_valid),
       cmocka_unit_test(row_balanced_rounds),
       cmocka_unit_test(automatic_segments),
+      cmocka_unit_test(automatic_segments_best),
       cmocka_unit_test(simulated_as_planned),
       cmocka_unit_test(noncommutative_estimate),
   };
