@@ -14,9 +14,9 @@
  * smpi/host-speed and drop it below smpi/cpu-threshold); with
  * --cfg=smpi/simulate-computation:no nothing else is charged and runs are
  * exactly reproducible.  Temporaries above PAT_REDUCE_SMPI_SHARED_ABOVE
- * bytes come from SMPI_SHARED_MALLOC there (one block for all ranks), so
- * that 128 simulated ranks can reduce 40 MiB on a small machine: the
- * simulated time is right, the results are not.
+ * bytes (each, not their sum) come from SMPI_SHARED_MALLOC there (one block for
+ * all ranks), so that 128 simulated ranks can reduce 40 MiB on a small machine:
+ * the simulated time is right, the results are not.
  *
  * The executor's temporaries come in one block from the communicator's
  * scratch (pat_tmpbufs_alloc; why: exec.c, "Memory").
@@ -49,12 +49,14 @@ static size_t span(int count, const pat_type_info *type) {
   return (size_t)type->true_extent + (size_t)(count - 1) * (size_t)type->extent;
 }
 
-/* A fresh block of bytes: SMPI_SHARED_MALLOC above
+/* A fresh block of bytes for temporaries of which the largest has
+ * largest bytes: SMPI_SHARED_MALLOC when that is above
  * PAT_REDUCE_SMPI_SHARED_ABOVE in the SMPI build, else malloc. */
-static int block_alloc(pat_tmpbuf *buf, size_t bytes) {
+static int block_alloc(pat_tmpbuf *buf, size_t bytes, size_t largest) {
+  (void)largest; /* only the SMPI build shares */
 #ifdef PATREDUCE_SMPI
   long above = pat_config_get()->smpi_shared_above;
-  if (above > 0 && bytes > (size_t)above) {
+  if (above > 0 && largest > (size_t)above) {
     buf->raw = SMPI_SHARED_MALLOC(bytes);
     buf->how = TMP_SHARED;
   } else
@@ -74,7 +76,7 @@ int pat_tmpbuf_alloc(pat_tmpbuf *buf, int count, MPI_Datatype datatype) {
   int rc = pat_type_info_get(datatype, &type);
   *buf = (pat_tmpbuf){.how = TMP_NONE};
   if (rc == MPI_SUCCESS && count > 0)
-    rc = block_alloc(buf, span(count, &type));
+    rc = block_alloc(buf, span(count, &type), span(count, &type));
   if (rc == MPI_SUCCESS && count > 0)
     buf->base = (char *)buf->raw - type.true_lb;
   return rc;
@@ -89,7 +91,7 @@ static size_t align_up(size_t b) {
 
 int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
                       const pat_type_info *type, pat_tmpbuf *bufs) {
-  size_t total = 0, at[PAT_SLOT_MAX];
+  size_t total = 0, largest = 0, at[PAT_SLOT_MAX];
   char *block = NULL;
   int rc = MPI_SUCCESS;
   for (int k = 0; k < n; k++)
@@ -101,15 +103,22 @@ int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
   for (int k = 0; k < n; k++) {
     at[k] = total;
     /* an empty range still needs an address: one element's room */
-    if (counts[k] >= 0)
-      total += align_up(span(counts[k] > 0 ? counts[k] : 1, type));
+    if (counts[k] >= 0) {
+      size_t b = span(counts[k] > 0 ? counts[k] : 1, type);
+      total += align_up(b);
+      largest = b > largest ? b : largest;
+    }
   }
   if (total == 0)
     goto out;
 #ifdef PATREDUCE_SMPI
-  /* shared blocks are not kept: each call gets its own */
+  /* shared blocks are not kept: each call gets its own.  Shared when one
+   * temporary is above the threshold (then the message is too, and its
+   * results are not checked), not when only their sum is: at P = 1024 a
+   * 1 MiB binomial's two 1 MiB temporaries were shared under
+   * --shared-above 1M, and its results were wrong. */
   long above = pat_config_get()->smpi_shared_above;
-  if (above <= 0 || total <= (size_t)above)
+  if (above <= 0 || largest <= (size_t)above)
 #endif
     if (st != NULL)
       block = pat_comm_state_scratch_take(st, PAT_SCRATCH_DATA, total);
@@ -118,7 +127,7 @@ int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
     bufs[0].how = TMP_SCRATCH;
     bufs[0].pool = st;
   } else {
-    rc = block_alloc(&bufs[0], total);
+    rc = block_alloc(&bufs[0], total, largest);
     block = bufs[0].raw;
   }
   for (int k = 0; k < n && rc == MPI_SUCCESS; k++)
