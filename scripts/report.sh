@@ -128,6 +128,39 @@ normalized() {
     }' "$1"
 }
 
+# wins CSV REF: one sentence: in how many rows (size, delay) REF is the
+# fastest, and where it is not, who is and by how much
+wins() {
+  awk -F, -v ref="$2" "$HDR"'
+    {
+      imb = $c["pattern"] == "none" ? "0" : $c["imbalance"]
+      row = $c["bytes"] SUBSEP imb
+      if (!(row in seen)) { seen[row] = 1; rows[++nr] = row }
+      t = $c["tts_median"] + 0
+      if ($c["algorithm"] == ref) mine[row] = t
+      else if (!(row in best) || t < best[row]) { best[row] = t; who[row] = $c["algorithm"] }
+    }
+    function size(b) {
+      if (b % 1048576 == 0) return (b / 1048576) " MiB"
+      if (b % 1024 == 0) return (b / 1024) " KiB"
+      return b " B"
+    }
+    END {
+      for (i = 1; i <= nr; i++) {
+        r = rows[i]
+        if (!(r in mine) || !(r in best)) continue
+        n++
+        if (mine[r] <= best[r]) { w++; continue }
+        split(r, k, SUBSEP)
+        miss = miss sprintf("%s%s, delay %s: %s, %.2fx faster", (miss == "" ? "" : "; "),
+                            size(k[1]), k[2], who[r], mine[r] / best[r])
+      }
+      printf "%s is the fastest row in %d of %d cells", ref, w, n
+      if (miss != "") printf "; not in: %s", miss
+      printf ".\n"
+    }' "$1"
+}
+
 # normfigures CSV PREFIX [REF [UNIT]]: per message size, a gnuplot figure
 # PREFIX-MB.png of every algorithm's time over REF's (without REF: the best
 # one's) against the delay (in balanced UNIT times, default binomial);
@@ -352,6 +385,7 @@ Data: \`data/bandwidth_p128.csv\`, the runs' tables:
 EOF
     normalized "$bw" "$bw_ref"
     printf '\n'
+    [ -z "$bw_ref" ] || { wins "$bw" "$bw_ref" && printf '\n'; }
     normfigures "$bw" "$out/fig/bandwidth_p128" "$bw_ref" "$bw_unit"
   fi
   if ls "$data"/native_*.csv >/dev/null 2>&1; then
