@@ -19,9 +19,11 @@ build: deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
-DEMO_ARGS = --quiet --sizes 512K --pattern single --imbalance 0.5ms,1ms,2ms
-# patbench at NP ranks: rank NP-1 late by 0.5, 1 and 2 ms, 512 KiB per rank;
-# then, when SimGrid is installed, the same at 128 simulated ranks on the
+DEMO_ARGS = --quiet --sizes 512K,4M --pattern single --imbalance 0.5ms,1ms,2ms
+# patbench at NP ranks: rank NP-1 late by 0.5, 1 and 2 ms, 512 KiB and
+# 4 MiB per rank (at 4 MiB the clairvoyant rows cut the message in
+# segments: against butterfly, the best of the bandwidth family); then,
+# when SimGrid is installed, the same at 128 simulated ranks on the
 # CURIE-like platform (deterministic, so 3 repetitions).  At P = 128 the
 # predicted clairvoyant is left out and the stamp exchange switched off
 # (too slow to simulate there: README, "Simulation at scale"); the oracle
@@ -34,7 +36,7 @@ demo: build
 	  echo; echo "== The same at P = 128 in SimGrid SMPI (simulated time) =="; \
 	  PAT_REDUCE_EXCHANGE_INTERVAL=0 BUILD=$(BUILD) scripts/smpi-run \
 	    128 curie patbench $(DEMO_ARGS) --reps 3 --warmup 2 \
-	    --algorithms binomial,native,localredirect,oracle \
+	    --algorithms binomial,native,localredirect,butterfly,oracle \
 	    --output $(BUILD)/demo/smpi128.csv --plot $(BUILD)/demo/smpi128; \
 	else \
 	  echo "(SimGrid SMPI not installed or not built: no P = 128 part)"; \
