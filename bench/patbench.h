@@ -19,8 +19,8 @@
 /* ---- times ------------------------------------------------------------- */
 
 /* A time as the user writes it: "250us", "1.5ms", "2s", "0.002" (seconds),
- * or "2x" = two balanced runtimes of --unit (binomial by default) (resolved at run time, per
- * message size). */
+ * or "2x" = two balanced runtimes of --unit (binomial by default) (resolved at
+ * run time, per message size). */
 typedef struct pb_time {
   double value;
   int relative; /* value is a multiple of --unit's balanced runtime */
@@ -116,8 +116,8 @@ typedef enum pb_sync { PB_SYNC_BARRIER, PB_SYNC_WINDOW } pb_sync;
 typedef struct pb_options {
   int algs[PB_MAX_LIST]; /* algorithm ids: table ids, PB_ALG_ORACLE */
   int nalgs;
-  int reference;             /* algorithm id the ratios refer to */
-  int unit; /* algorithm id whose balanced median is the "x" of delays */
+  int reference; /* algorithm id the ratios refer to */
+  int unit;      /* algorithm id whose balanced median is the "x" of delays */
   size_t sizes[PB_MAX_LIST]; /* message sizes in bytes */
   int nsizes;
   int type; /* index into pb_types */

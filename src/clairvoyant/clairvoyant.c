@@ -400,6 +400,10 @@ static int choose_bounded(const pat_sched_params *p, int most, int *nseg,
                          (bound[next] - tol >= *done && cand[next] > *nseg)))
       break; /* neither it nor a later one can win */
     err = plan_merges(p, cand[next], &m, &c, &t);
+    if (err != PAT_SUCCESS && *out != NULL) {
+      err = PAT_SUCCESS; /* a candidate that cannot be planned: the others */
+      t = INFINITY;
+    }
     if (err == PAT_SUCCESS &&
         (t < *done || (t == *done && cand[next] < *nseg))) {
       free(*out);
