@@ -239,6 +239,16 @@ static int atomic_plan(const pat_sched_params *p, double d, merge *m,
   return err;
 }
 
+/* The earliest and the latest of p's arrivals. */
+static void arrival_range(const pat_sched_params *p, double *first,
+                          double *last) {
+  *first = *last = p->arrivals[0];
+  for (int r = 1; r < p->nranks; r++) {
+    *first = p->arrivals[r] < *first ? p->arrivals[r] : *first;
+    *last = p->arrivals[r] > *last ? p->arrivals[r] : *last;
+  }
+}
+
 /* The merges of nseg >= 2 segments into *out (*nm of them, round order)
  * and the completion time.  Commutative: the segmented plan
  * (segmented.c).  Otherwise the in-order tree for one segment's round cost,
@@ -301,10 +311,8 @@ static int segmented_merges(const pat_sched_params *p, int nseg, merge **out,
         m[start[e.round]++] = e;
       }
     if (err == PAT_SUCCESS) {
-      double b = pat_clairvoyant_segment_bytes(p, nseg), first = p->arrivals[0],
-             port;
-      for (int r = 1; r < P; r++)
-        first = p->arrivals[r] < first ? p->arrivals[r] : first;
+      double b = pat_clairvoyant_segment_bytes(p, nseg), first, last, port;
+      arrival_range(p, &first, &last);
       port = first +
              (double)busiest * nseg * (p->model.alpha + b * p->model.beta) +
              b * p->model.gamma;
@@ -351,15 +359,18 @@ static int clamped(const pat_sched_params *p, int configured) {
   return n < p->count ? n : (p->count > 0 ? p->count : 1);
 }
 
-double pat_clairvoyant_segment_bound(const pat_sched_params *p, int nseg) {
-  double first = p->arrivals[0], last = p->arrivals[0];
-  double d = pat_clairvoyant_segment_cost(p, nseg), tree;
-  for (int r = 1; r < p->nranks; r++) {
-    first = p->arrivals[r] < first ? p->arrivals[r] : first;
-    last = p->arrivals[r] > last ? p->arrivals[r] : last;
-  }
-  tree = first + (pat_ceil_log2(p->nranks) + nseg - 1) * d;
+/* pat_clairvoyant_segment_bound for the first and last arrival. */
+static double segment_bound(const pat_sched_params *p, int nseg, double first,
+                            double last) {
+  double d = pat_clairvoyant_segment_cost(p, nseg);
+  double tree = first + (pat_ceil_log2(p->nranks) + nseg - 1) * d;
   return tree > last + nseg * d ? tree : last + nseg * d;
+}
+
+double pat_clairvoyant_segment_bound(const pat_sched_params *p, int nseg) {
+  double first, last;
+  arrival_range(p, &first, &last);
+  return segment_bound(p, nseg, first, last);
 }
 
 /* The automatic choice for commutative ops: the candidate with the
@@ -372,12 +383,11 @@ static int choose_bounded(const pat_sched_params *p, int most, int *nseg,
                           merge **out, int *nm, double *done) {
   enum { MAX_CANDIDATES = 32 };
   int cand[MAX_CANDIDATES], k = 0, err = PAT_SUCCESS;
-  double bound[MAX_CANDIDATES], first = p->arrivals[0];
-  for (int r = 1; r < p->nranks; r++)
-    first = p->arrivals[r] < first ? p->arrivals[r] : first;
+  double bound[MAX_CANDIDATES], first, last;
+  arrival_range(p, &first, &last);
   for (int n = 1; n <= most && k < MAX_CANDIDATES; n *= 2, k++) {
     cand[k] = n;
-    bound[k] = pat_clairvoyant_segment_bound(p, n);
+    bound[k] = segment_bound(p, n, first, last);
   }
   *out = NULL;
   *nm = 0;

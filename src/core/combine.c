@@ -49,14 +49,28 @@ static size_t span(int count, const pat_type_info *type) {
   return (size_t)type->true_extent + (size_t)(count - 1) * (size_t)type->extent;
 }
 
-/* A fresh block of bytes for temporaries of which the largest has
- * largest bytes: SMPI_SHARED_MALLOC when that is above
- * PAT_REDUCE_SMPI_SHARED_ABOVE in the SMPI build, else malloc. */
-static int block_alloc(pat_tmpbuf *buf, size_t bytes, size_t largest) {
-  (void)largest; /* only the SMPI build shares */
+/* Whether temporaries of which the largest has largest bytes are shared
+ * by all ranks: above PAT_REDUCE_SMPI_SHARED_ABOVE in the SMPI build (then
+ * the message is too, and its results are not checked), never otherwise.
+ * One temporary decides, not their sum: at P = 1024 a 1 MiB binomial's two
+ * 1 MiB temporaries were shared under --shared-above 1M, and its results
+ * were wrong. */
+static int shared(size_t largest) {
 #ifdef PATREDUCE_SMPI
   long above = pat_config_get()->smpi_shared_above;
-  if (above > 0 && largest > (size_t)above) {
+  return above > 0 && largest > (size_t)above;
+#else
+  (void)largest;
+  return 0;
+#endif
+}
+
+/* A fresh block of bytes for temporaries of which the largest has
+ * largest bytes: SMPI_SHARED_MALLOC when they are shared(), else malloc. */
+static int block_alloc(pat_tmpbuf *buf, size_t bytes, size_t largest) {
+  (void)largest; /* shared() is never true outside the SMPI build */
+#ifdef PATREDUCE_SMPI
+  if (shared(largest)) {
     buf->raw = SMPI_SHARED_MALLOC(bytes);
     buf->how = TMP_SHARED;
   } else
@@ -75,8 +89,10 @@ int pat_tmpbuf_alloc(pat_tmpbuf *buf, int count, MPI_Datatype datatype) {
   /* an invalid datatype is reported even for no buffer */
   int rc = pat_type_info_get(datatype, &type);
   *buf = (pat_tmpbuf){.how = TMP_NONE};
-  if (rc == MPI_SUCCESS && count > 0)
-    rc = block_alloc(buf, span(count, &type), span(count, &type));
+  if (rc == MPI_SUCCESS && count > 0) {
+    size_t bytes = span(count, &type);
+    rc = block_alloc(buf, bytes, bytes);
+  }
   if (rc == MPI_SUCCESS && count > 0)
     buf->base = (char *)buf->raw - type.true_lb;
   return rc;
@@ -111,17 +127,9 @@ int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
   }
   if (total == 0)
     goto out;
-#ifdef PATREDUCE_SMPI
-  /* shared blocks are not kept: each call gets its own.  Shared when one
-   * temporary is above the threshold (then the message is too, and its
-   * results are not checked), not when only their sum is: at P = 1024 a
-   * 1 MiB binomial's two 1 MiB temporaries were shared under
-   * --shared-above 1M, and its results were wrong. */
-  long above = pat_config_get()->smpi_shared_above;
-  if (above <= 0 || largest <= (size_t)above)
-#endif
-    if (st != NULL)
-      block = pat_comm_state_scratch_take(st, PAT_SCRATCH_DATA, total);
+  /* shared blocks are not kept: each call gets its own */
+  if (st != NULL && !shared(largest))
+    block = pat_comm_state_scratch_take(st, PAT_SCRATCH_DATA, total);
   if (block != NULL) {
     bufs[0].raw = block;
     bufs[0].how = TMP_SCRATCH;
