@@ -89,7 +89,8 @@ figures() {
 # normalized CSV [REF]: a Markdown table, one row per message size and
 # delay, one column per algorithm: its median time-to-solution over REF's
 # of that row (without REF: over the best one's), the best in bold, then
-# the best algorithm and its time
+# the best algorithm and its time; with REF, then one sentence: in how many
+# rows REF is the fastest, and where it is not, who is and by how much
 normalized() {
   awk -F, -v ref="${2:-}" "$HDR"'
     {
@@ -101,6 +102,7 @@ normalized() {
       if (!(a in seena)) { seena[a] = 1; algs[++na] = a }
       t[row, a] = $c["tts_median"] + 0
       if (!(row in best) || t[row, a] < best[row]) { best[row] = t[row, a]; who[row] = a }
+      if (a != ref && (!(row in other) || t[row, a] < other[row])) { other[row] = t[row, a]; owho[row] = a }
       if ($c["checked"] == "0") unchecked[m] = 1
     }
     function size(b) {
@@ -124,40 +126,19 @@ normalized() {
           printf(algs[j] == who[rows[i]] ? " **%.2f** |" : " %.2f |", r)
         }
         printf " %s, %.3f |\n", who[rows[i]], best[rows[i]] * 1e3
+        if ((rows[i], ref) in t && rows[i] in other) {
+          cells++
+          if (t[rows[i], ref] <= other[rows[i]]) wins++
+          else miss = miss sprintf("%s%s, delay %s: %s, %.2fx faster",
+                                   (miss == "" ? "" : "; "), size(k[1]), k[2],
+                                   owho[rows[i]], t[rows[i], ref] / other[rows[i]])
+        }
       }
-    }' "$1"
-}
-
-# wins CSV REF: one sentence: in how many rows (size, delay) REF is the
-# fastest, and where it is not, who is and by how much
-wins() {
-  awk -F, -v ref="$2" "$HDR"'
-    {
-      imb = $c["pattern"] == "none" ? "0" : $c["imbalance"]
-      row = $c["bytes"] SUBSEP imb
-      if (!(row in seen)) { seen[row] = 1; rows[++nr] = row }
-      t = $c["tts_median"] + 0
-      if ($c["algorithm"] == ref) mine[row] = t
-      else if (!(row in best) || t < best[row]) { best[row] = t; who[row] = $c["algorithm"] }
-    }
-    function size(b) {
-      if (b % 1048576 == 0) return (b / 1048576) " MiB"
-      if (b % 1024 == 0) return (b / 1024) " KiB"
-      return b " B"
-    }
-    END {
-      for (i = 1; i <= nr; i++) {
-        r = rows[i]
-        if (!(r in mine) || !(r in best)) continue
-        n++
-        if (mine[r] <= best[r]) { w++; continue }
-        split(r, k, SUBSEP)
-        miss = miss sprintf("%s%s, delay %s: %s, %.2fx faster", (miss == "" ? "" : "; "),
-                            size(k[1]), k[2], who[r], mine[r] / best[r])
+      if (cells > 0) {
+        printf "\n%s is the fastest row in %d of %d cells", ref, wins, cells
+        if (miss != "") printf "; not in: %s", miss
+        printf ".\n"
       }
-      printf "%s is the fastest row in %d of %d cells", ref, w, n
-      if (miss != "") printf "; not in: %s", miss
-      printf ".\n"
     }' "$1"
 }
 
@@ -385,7 +366,6 @@ Data: \`data/bandwidth_p128.csv\`, the runs' tables:
 EOF
     normalized "$bw" "$bw_ref"
     printf '\n'
-    [ -z "$bw_ref" ] || { wins "$bw" "$bw_ref" && printf '\n'; }
     normfigures "$bw" "$out/fig/bandwidth_p128" "$bw_ref" "$bw_unit"
   fi
   if ls "$data"/native_*.csv >/dev/null 2>&1; then
