@@ -4,7 +4,14 @@
  * match one of the application's), the call sequence number that goes into
  * every tag (so back-to-back calls never cross-match), the algorithm that
  * served the last call, the schedule cache, the PAT layer's state and one
- * slot per algorithm for its own state (freed through its table row).  The
+ * slot per algorithm for its own state (freed through its table row).
+ *
+ * Schedule cache.  PAT_REDUCE_SCHEDULE_CACHE entries (default 16), most
+ * recently used first, the least recently used dropped when a new one is
+ * built; an entry is reused only for bitwise the same parameters.  One
+ * entry was not enough: IMB's reduce rotates the root every call, so every
+ * call rebuilt its schedule and dependencies (measured, Open MPI, P = 2,
+ * 8 B back to back: 30% of a call's CPU in the build's malloc and free).  The
  * attribute is deleted, and the duplicate freed, when the user frees the
  * communicator; a finalize hook on MPI_COMM_SELF releases MPI_COMM_WORLD's
  * state and the keyvals.
@@ -24,19 +31,28 @@
 #include "pat_internal.h"
 #include "pat/pat_layer.h"
 
+/* A cached schedule: alg's for its parameters, with the dependencies of
+ * rank's program. */
+typedef struct sched_entry {
+  pat_schedule *sched;
+  pat_deps *deps;
+  pat_reduce_alg alg;
+  int rank;
+} sched_entry;
+
 struct pat_comm_state {
   MPI_Comm priv;
   unsigned long calls; /* calls started on this communicator */
   int tag_ub;
   int has_last;
   pat_reduce_alg last;
-  /* schedule cache: one entry */
-  pat_schedule *sched;
-  pat_reduce_alg sched_alg;
-  int sched_rank;
-  pat_deps *deps;        /* sched's program of sched_rank: its dependencies */
+  /* schedule cache: entries 0 .. ncached - 1, most recently used first,
+   * an array of cache_cap (PAT_REDUCE_SCHEDULE_CACHE) */
+  sched_entry *cache;
+  int ncached, cache_cap;
+  unsigned long builds;  /* schedules built for this communicator */
   struct pat_state *pat; /* PAT layer, created on first use */
-  int sched_used;        /* the last call ran sched */
+  int sched_used;        /* the last call ran cache[0].sched */
   /* each algorithm's state, freed by its row's state_free */
   void *alg[PAT_REDUCE_ALG_COUNT];
   /* scratch blocks kept between calls, each lent to one user at a time */
@@ -77,6 +93,11 @@ static _Thread_local struct {
 } last_lookup;
 #endif
 
+static void entry_free(sched_entry *e) {
+  pat_schedule_free(e->sched);
+  pat_deps_free(e->deps);
+}
+
 static int state_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
   pat_comm_state *st = value;
   int rc = MPI_SUCCESS;
@@ -88,8 +109,9 @@ static int state_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
     pat_state_free(st->pat);
     if (st->priv != MPI_COMM_NULL)
       rc = PMPI_Comm_free(&st->priv);
-    pat_schedule_free(st->sched);
-    pat_deps_free(st->deps);
+    for (int i = 0; i < st->ncached; i++)
+      entry_free(&st->cache[i]);
+    free(st->cache);
     for (int k = 0; k < PAT_SCRATCH_KINDS; k++)
       free(st->scratch[k].block);
     for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++)
@@ -268,7 +290,7 @@ int pat_comm_state_pat(pat_comm_state *st, struct pat_state **out) {
 int pat_comm_state_has_pat(const pat_comm_state *st) { return st->pat != NULL; }
 
 const pat_schedule *pat_comm_state_last_schedule(const pat_comm_state *st) {
-  return st && st->sched_used ? st->sched : NULL;
+  return st && st->sched_used ? st->cache[0].sched : NULL;
 }
 
 int pat_reduce_last_schedule(MPI_Comm comm, const pat_schedule **sched) {
@@ -280,6 +302,10 @@ int pat_reduce_last_schedule(MPI_Comm comm, const pat_schedule **sched) {
     *sched = s;
   }
   return err;
+}
+
+unsigned long pat_comm_state_builds(const pat_comm_state *st) {
+  return st->builds;
 }
 
 unsigned long pat_comm_state_calls(const pat_comm_state *st) {
@@ -323,34 +349,64 @@ static int same_params(const pat_sched_params *a, const pat_sched_params *b) {
   return same;
 }
 
+/* Builds alg's schedule for params and rank with its dependencies. */
+static int entry_build(pat_reduce_alg alg, const pat_sched_params *params,
+                       int rank, sched_entry *e) {
+  int err = pat_schedule_build(alg, params, rank, &e->sched);
+  e->deps = NULL;
+  e->alg = alg;
+  e->rank = rank;
+  if (err == PAT_SUCCESS)
+    err = pat_deps_alloc(pat_schedule_ops(e->sched, rank),
+                         pat_schedule_nops(e->sched, rank),
+                         params->in_place && rank == params->root, &e->deps);
+  if (err != PAT_SUCCESS) {
+    entry_free(e);
+    e->sched = NULL;
+    e->deps = NULL;
+  }
+  return err;
+}
+
 int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
                             const pat_sched_params *params, int rank,
                             const pat_schedule **out, const pat_deps **deps) {
-  int err = PAT_SUCCESS;
-  pat_schedule *sched = NULL;
-  pat_deps *d = NULL;
-  if (st->sched != NULL && st->sched_alg == alg && st->sched_rank == rank &&
-      same_params(pat_schedule_params(st->sched), params))
-    goto out;
-  err = pat_schedule_build(alg, params, rank, &sched);
-  if (err == PAT_SUCCESS)
-    err = pat_deps_alloc(pat_schedule_ops(sched, rank),
-                         pat_schedule_nops(sched, rank),
-                         params->in_place && rank == params->root, &d);
-  if (err != PAT_SUCCESS) {
-    pat_schedule_free(sched);
-    goto out;
+  int err = PAT_SUCCESS, i = 0;
+  sched_entry e;
+  while (i < st->ncached &&
+         !(st->cache[i].alg == alg && st->cache[i].rank == rank &&
+           same_params(pat_schedule_params(st->cache[i].sched), params)))
+    i++;
+  if (i < st->ncached) {
+    e = st->cache[i];
+  } else {
+    int cap = pat_config_get()->schedule_cache;
+    if (st->cache_cap != cap) { /* first use, or a reloaded configuration */
+      while (st->ncached > cap)
+        entry_free(&st->cache[--st->ncached]);
+      sched_entry *c = realloc(st->cache, (size_t)cap * sizeof *c);
+      if (c == NULL) {
+        err = PAT_ERR_NO_MEMORY;
+        goto out;
+      }
+      st->cache = c;
+      st->cache_cap = cap;
+    }
+    err = entry_build(alg, params, rank, &e);
+    if (err != PAT_SUCCESS)
+      goto out;
+    st->builds++;
+    if (st->ncached == st->cache_cap) /* drop the least recently used */
+      entry_free(&st->cache[--st->ncached]);
+    i = st->ncached++;
   }
-  pat_schedule_free(st->sched);
-  pat_deps_free(st->deps);
-  st->sched = sched;
-  st->deps = d;
-  st->sched_alg = alg;
-  st->sched_rank = rank;
+  /* most recently used first */
+  memmove(st->cache + 1, st->cache, (size_t)i * sizeof *st->cache);
+  st->cache[0] = e;
 out:
   st->sched_used = err == PAT_SUCCESS;
-  *out = err == PAT_SUCCESS ? st->sched : NULL;
-  *deps = err == PAT_SUCCESS ? st->deps : NULL;
+  *out = err == PAT_SUCCESS ? st->cache[0].sched : NULL;
+  *deps = err == PAT_SUCCESS ? st->cache[0].deps : NULL;
   return err;
 }
 

@@ -70,6 +70,12 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                               "executor state, that each communicator "
                               "keeps between calls (larger needs are "
                               "allocated and freed per call); 0: none"},
+    [PAT_ENV_SCHEDULE_CACHE] = {"PAT_REDUCE_SCHEDULE_CACHE", "16",
+                                "schedules each communicator keeps for "
+                                "reuse, least recently used dropped first "
+                                "(1..4096): calls that alternate between "
+                                "roots, counts or algorithms (IMB rotates "
+                                "the root) reuse theirs"},
     [PAT_ENV_SEGMENTS] = {"PAT_REDUCE_SEGMENTS", "0",
                           "segmenting algorithms (pipeline, clairvoyant): "
                           "number of segments the message is cut into "
@@ -215,6 +221,11 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
                   env_value(get, PAT_ENV_SCRATCH_KEEP), 0, LONG_MAX, &x))
     goto out;
   cfg->scratch_keep = x;
+  if (!parse_long(cfg, PAT_ENV_SCHEDULE_CACHE,
+                  env_value(get, PAT_ENV_SCHEDULE_CACHE), 1,
+                  PAT_MAX_SCHEDULE_CACHE, &x))
+    goto out;
+  cfg->schedule_cache = (int)x;
   {
     char valid[96];
     snprintf(valid, sizeof valid,

@@ -261,6 +261,7 @@ enum {
   PAT_ENV_MAX_SENDS,
   PAT_ENV_SMPI_SHARED_ABOVE,
   PAT_ENV_SCRATCH_KEEP,
+  PAT_ENV_SCHEDULE_CACHE,
   PAT_ENV_SEGMENTS,
   PAT_ENV_COUNT
 };
@@ -271,6 +272,9 @@ extern const pat_env_var pat_env_table[PAT_ENV_COUNT];
  * tunables in table order.  Writes up to max pointers; returns how many
  * there are. */
 int pat_env_all(const pat_env_var **vars, int max);
+
+/* Most schedules a communicator keeps (PAT_REDUCE_SCHEDULE_CACHE). */
+#define PAT_MAX_SCHEDULE_CACHE 4096
 
 /* Most segments a segmenting algorithm cuts a message into. */
 #define PAT_MAX_SEGMENTS 16384
@@ -290,6 +294,7 @@ typedef struct pat_config {
   int max_sends;          /* sends posted ahead of the earliest round */
   long smpi_shared_above; /* SMPI build: larger temporaries shared; 0 never */
   long scratch_keep;      /* bytes a communicator keeps of each scratch block */
+  int schedule_cache;     /* schedules a communicator keeps, >= 1 */
   int segments; /* PAT_REDUCE_SEGMENTS: 1..PAT_MAX_SEGMENTS, 0 automatic */
   /* each algorithm's parsed tunables (pat_config_alg) */
   _Alignas(max_align_t) unsigned char alg[PAT_REDUCE_ALG_COUNT]
@@ -392,10 +397,17 @@ void pat_trace_note(const pat_call *call, pat_trace_kind kind, int peer,
                     int count, double t0, double t1);
 
 /* A schedule of alg for params and this rank, built or reused from the
- * state's cache.  Owned by the state.  Returns a pat_reduce_error. */
+ * state's cache (PAT_REDUCE_SCHEDULE_CACHE entries, least recently used
+ * dropped first).  Owned by the state: valid until the state is freed or
+ * the next call of this function on st drops the entry.  Returns a
+ * pat_reduce_error. */
 int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
                             const pat_sched_params *params, int rank,
                             const pat_schedule **out, const pat_deps **deps);
+
+/* How many schedules pat_comm_state_schedule has built for st (not reused
+ * from its cache). */
+unsigned long pat_comm_state_builds(const pat_comm_state *st);
 
 /* ---- buffers and local combine ---------------------------------------- */
 

@@ -11,6 +11,9 @@
  * datatype (a resized type with a nonzero lower bound and a gap), and with
  * PAT_REDUCE_SCRATCH_KEEP=0 (nothing kept).  Also that a communicator
  * created where a freed one was gets its own state (the lookup cache).
+ * And the schedule cache (PAT_REDUCE_SCHEDULE_CACHE): a root rotating every
+ * call, as IMB's reduce does, builds each root's schedule once while they
+ * all fit, and every call when they do not (least recently used dropped).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,6 +166,44 @@ static void reused_handles(void) {
            reused);
 }
 
+/* rounds x every root in turn, binomial, on a new communicator; returns
+ * the schedules built. */
+static unsigned long rotate_roots(int rounds) {
+  MPI_Comm c;
+  pat_comm_state *st = NULL;
+  unsigned long built = 0;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  for (int k = 0; k < rounds * size; k++) {
+    double x = rank + k, y = -1;
+    int root = k % size;
+    check(pat_reduce_binomial(&x, &y, 1, MPI_DOUBLE, MPI_SUM, root, c) ==
+                  MPI_SUCCESS &&
+              (rank != root || y == size * (size - 1) / 2.0 + (double)size * k),
+          "a reduction with a rotating root", "binomial", k);
+  }
+  if (pat_comm_state_get(c, &st) == MPI_SUCCESS)
+    built = pat_comm_state_builds(st);
+  MPI_Comm_free(&c);
+  return built;
+}
+
+static void schedule_cache(void) {
+  unsigned long built;
+  check(pat_config_get()->schedule_cache == 16,
+        "PAT_REDUCE_SCHEDULE_CACHE defaults to 16", "-", 0);
+  built = rotate_roots(3);
+  check(size > 16 || built == (unsigned long)size,
+        "each root's schedule built once", "binomial", (int)built);
+  setenv("PAT_REDUCE_SCHEDULE_CACHE", "2", 1);
+  pat_reduce_config_reload();
+  built = rotate_roots(3);
+  check(size <= 2 || built == 3ul * size,
+        "with 2 entries, P > 2 roots in turn rebuild every call", "binomial",
+        (int)built);
+  unsetenv("PAT_REDUCE_SCHEDULE_CACHE");
+  pat_reduce_config_reload();
+}
+
 int main(int argc, char **argv) {
   pat_comm_state *st = NULL;
   long keep;
@@ -185,6 +226,7 @@ int main(int argc, char **argv) {
   all_given_back(st, keep, "-", 0);
   every_row(st, keep);
   reused_handles();
+  schedule_cache();
   if (rank == 0 && failures == 0)
     printf("test_scratch: OK\n");
   MPI_Finalize();

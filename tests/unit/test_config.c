@@ -174,6 +174,34 @@ static void executor_bounds_checked(void **state) {
   assert_int_equal(cfg.scratch_keep, 64L << 20);
 }
 
+/* PAT_REDUCE_SCHEDULE_CACHE: 16 by default, 1..4096 accepted, anything
+ * else an error naming the variable, the value and the range. */
+static void schedule_cache_checked(void **state) {
+  const char *bad[] = {"0", "-1", "x", "16k", "4097"};
+  pat_config cfg;
+  (void)state;
+  set_env(NULL, NULL);
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.schedule_cache, 16);
+  fake_env[2][0] = "PAT_REDUCE_SCHEDULE_CACHE";
+  for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+    char want[96];
+    fake_env[2][1] = bad[b];
+    pat_config_parse(&cfg, fake_getenv);
+    assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
+    snprintf(want, sizeof want,
+             "PAT_REDUCE_SCHEDULE_CACHE=%s is not an integer in 1..4096",
+             bad[b]);
+    assert_string_equal(cfg.why, want);
+  }
+  fake_env[2][1] = "1";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_SUCCESS);
+  assert_int_equal(cfg.schedule_cache, 1);
+  fake_env[2][0] = NULL;
+  fake_env[2][1] = NULL;
+}
+
 /* Reads the README and returns the first cells (`code`) of the markdown
  * table rows that follow the line containing marker. */
 static int readme_table(const char *marker, char names[][64], int max) {
@@ -233,6 +261,7 @@ int main(void) {
       cmocka_unit_test(unknown_algorithm_lists_valid_names),
       cmocka_unit_test(bad_verbosity_is_an_error),
       cmocka_unit_test(executor_bounds_checked),
+      cmocka_unit_test(schedule_cache_checked),
       cmocka_unit_test(readme_lists_every_algorithm),
       cmocka_unit_test(readme_lists_every_env_var),
   };
