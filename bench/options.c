@@ -74,7 +74,8 @@ static void usage(FILE *out) {
           "charges gamma\n"
           "                          per byte in SMPI like the library's "
           "combine\n"
-          "  -r, --root N            root rank, or 'last' (default 0)\n"
+          "  -r, --root N            root rank, 'last', or 'rotate' (call i of a\n"
+          "                          burst at rank i mod P, as IMB does; default 0)\n"
           "  -n, --reps N            timed repetitions, >= 2; the first is "
           "dropped (default 30)\n"
           "  -w, --warmup N          untimed calls per algorithm first "
@@ -101,6 +102,12 @@ static void usage(FILE *out) {
           "window[:SECONDS]\n"
           "                          (start on the global clock every "
           "SECONDS, default auto)\n"
+          "      --burst K           time K calls back to back per repetition, "
+          "with no\n"
+          "                          synchronisation between them (IMB-style; "
+          "the delay\n"
+          "                          comes before the first); times are per "
+          "call (default 1)\n"
           "      --bootstrap N       resamples for the median's 95%% CI "
           "(default 1000)\n"
           "      --permutations N    for the p-value against the reference "
@@ -262,7 +269,8 @@ int pb_options_parse(int argc, char **argv, pb_options *o, FILE *out, char *why,
     OPT_PLOT,
     OPT_TRACE,
     OPT_TAG,
-    OPT_SHARED
+    OPT_SHARED,
+    OPT_BURST
   };
   static const struct option longopts[] = {
       {"algorithms", required_argument, NULL, 'a'},
@@ -278,6 +286,7 @@ int pb_options_parse(int argc, char **argv, pb_options *o, FILE *out, char *why,
       {"pattern", required_argument, NULL, 'p'},
       {"imbalance", required_argument, NULL, 'i'},
       {"sync", required_argument, NULL, OPT_SYNC},
+      {"burst", required_argument, NULL, OPT_BURST},
       {"bootstrap", required_argument, NULL, OPT_BOOT},
       {"permutations", required_argument, NULL, OPT_PERMS},
       {"output", required_argument, NULL, 'O'},
@@ -301,6 +310,7 @@ int pb_options_parse(int argc, char **argv, pb_options *o, FILE *out, char *why,
   memset(o, 0, sizeof *o);
   o->reps = 30;
   o->warmup = 5;
+  o->burst = 1;
   o->seed = 1;
   o->boot = 1000;
   o->perms = 1000;
@@ -338,6 +348,8 @@ int pb_options_parse(int argc, char **argv, pb_options *o, FILE *out, char *why,
     case 'r':
       if (strcasecmp(optarg, "last") == 0)
         o->root = -1;
+      else if (strcasecmp(optarg, "rotate") == 0)
+        o->root = PB_ROOT_ROTATE;
       else if (parse_long("--root", optarg, 0, 1 << 30, &v, why, whylen))
         goto out;
       else
@@ -372,6 +384,11 @@ int pb_options_parse(int argc, char **argv, pb_options *o, FILE *out, char *why,
     case 'i':
       if (parse_list(optarg, add_imbalance, o, why, whylen))
         goto out;
+      break;
+    case OPT_BURST:
+      if (parse_long("--burst", optarg, 1, 1 << 20, &v, why, whylen))
+        goto out;
+      o->burst = (int)v;
       break;
     case OPT_SYNC:
       if (strcasecmp(optarg, "barrier") == 0)

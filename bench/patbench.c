@@ -8,7 +8,9 @@
  * runs every algorithm once, in an order rotated per repetition so that
  * drift hits all alike: synchronise (double barrier, or a start window on
  * the global clock), sleep this rank's delay, stamp the arrival, reduce,
- * stamp the exit.  Stamps are on rank 0's clock (pat_clock_estimate_offset),
+ * stamp the exit (--burst K: K calls back to back between the stamps, as
+ * IMB times them, and times divided by K; --root rotate: call i of a burst
+ * at rank i mod P, as IMB does).  Stamps are on rank 0's clock (pat_clock_estimate_offset),
  * gathered after the repetition, outside the timed region.  The first
  * repetition is dropped.
  *
@@ -208,8 +210,9 @@ static int prepare(bench *b, size_t bytes) {
     else
       ((long *)b->send)[i] = v;
   }
-  rc = MPI_Reduce(b->send, b->expect, b->count, b->type, b->op, b->root,
-                  MPI_COMM_WORLD);
+  /* on every rank: with --root rotate any rank may be the root checked */
+  rc = MPI_Allreduce(b->send, b->expect, b->count, b->type, b->op,
+                     MPI_COMM_WORLD);
 out:
   return rc;
 }
@@ -355,8 +358,12 @@ static int run_config(bench *b, const int *algs, int nalgs,
         pat_trace_start(comm_of(b, alg), events + (size_t)k * TRACE_CAP,
                         TRACE_CAP);
       stamps[2 * k] = now(b);
-      if (call(b, alg, row) != MPI_SUCCESS)
-        b->errors++;
+      for (int i = 0; i < o->burst; i++) {
+        if (o->root == PB_ROOT_ROTATE)
+          b->root = i % b->size;
+        if (call(b, alg, row) != MPI_SUCCESS)
+          b->errors++;
+      }
       stamps[2 * k + 1] = now(b);
       if (events != NULL && r == reps - 1)
         pat_trace_stop(comm_of(b, alg), &nevents[k], NULL);
@@ -374,8 +381,8 @@ static int run_config(bench *b, const int *algs, int nalgs,
         hi = fmax(hi, outt);
         sum += outt - in;
       }
-      s->tts[k * reps + r] = hi - lo;
-      s->rank_mean[k * reps + r] = sum / b->size;
+      s->tts[k * reps + r] = (hi - lo) / o->burst;
+      s->rank_mean[k * reps + r] = sum / b->size / o->burst;
       s->imbalance[k * reps + r] = last - lo;
     }
   }
@@ -414,7 +421,7 @@ static void csv_header(FILE *f) {
   fprintf(f, "tag,nranks,bytes,count,datatype,op,root,pattern,imbalance,"
              "imbalance_s,algorithm,n,tts_min,tts_q25,tts_median,tts_mean,"
              "tts_q75,tts_q95,tts_max,tts_ci_lo,tts_ci_hi,speedup,p_value,"
-             "rank_mean_runtime,absorption,measured_imbalance,checked\n");
+             "rank_mean_runtime,absorption,measured_imbalance,checked,burst\n");
 }
 
 /* Summarises and reports a configuration (rank 0).  balanced[k]: the
@@ -435,13 +442,19 @@ static void report(bench *b, const int *algs, int nalgs, samples *s,
   /* "2x" of another unit than binomial says which */
   int other_unit = o->unit != PAT_REDUCE_ALG_BINOMIAL && imb_len > 0 &&
                    imb_text[imb_len - 1] == 'x';
-  printf("\nP=%d, %zu B (%d %s), %s, root %d, pattern %s, imbalance %s%s%s%s, "
-         "%zu reps%s\n",
+  char root[16];
+  if (o->root == PB_ROOT_ROTATE)
+    snprintf(root, sizeof root, "rotate");
+  else
+    snprintf(root, sizeof root, "%d", b->root);
+  printf("\nP=%d, %zu B (%d %s), %s, root %s, pattern %s, imbalance %s%s%s%s, "
+         "%zu reps%s%s\n",
          b->size, b->bytes, b->count, pb_types[o->type].name,
-         pb_ops[o->op].name, b->root, pattern, imb_text,
+         pb_ops[o->op].name, root, pattern, imb_text,
          other_unit ? " (x = " : "", other_unit ? pb_alg_name(o->unit) : "",
          other_unit ? " balanced)" : "", n,
-         b->shared ? ", shared buffers: results not checked" : "");
+         b->shared ? ", shared buffers: results not checked" : "",
+         o->burst > 1 ? ", per call of back-to-back bursts" : "");
   printf("%-13s %10s %21s %9s %9s %9s %8s %7s %9s %9s\n", "algorithm",
          "median ms", "95% CI ms", "min ms", "mean ms", "q95 ms", "speedup",
          "p", "rank ms", "absorb ms");
@@ -462,13 +475,14 @@ static void report(bench *b, const int *algs, int nalgs, samples *s,
            ref_med / sum.median, p, rank_med * 1e3, absorb * 1e3);
     if (b->csv != NULL)
       fprintf(b->csv,
-              "%s,%d,%zu,%d,%s,%s,%d,%s,%s,%.9g,%s,%zu,%.9g,%.9g,%.9g,%.9g,"
-              "%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%d\n",
+              "%s,%d,%zu,%d,%s,%s,%s,%s,%s,%.9g,%s,%zu,%.9g,%.9g,%.9g,%.9g,"
+              "%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%d,%d\n",
               o->tag, b->size, b->bytes, b->count, pb_types[o->type].name,
-              pb_ops[o->op].name, b->root, pattern, imb_text, imb_s,
+              pb_ops[o->op].name, root, pattern, imb_text, imb_s,
               pb_alg_name(algs[k]), n, sum.min, sum.q25, sum.median, sum.mean,
               sum.q75, sum.q95, sum.max, sum.ci_lo, sum.ci_hi,
-              ref_med / sum.median, p, rank_med, absorb, imb_med, !b->shared);
+              ref_med / sum.median, p, rank_med, absorb, imb_med, !b->shared,
+              o->burst);
     if (b->plot != NULL)
       pb_plot_add(b->plot, b->bytes, pattern, imb_s, pb_alg_name(algs[k]),
                   sum.median, ref_med / sum.median, absorb);
@@ -614,7 +628,9 @@ int main(int argc, char **argv) {
                             sizeof why);
   b.opt = &opt;
   if (parsed == 0) {
-    b.root = opt.root < 0 ? b.size - 1 : opt.root;
+    b.root = opt.root == PB_ROOT_ROTATE ? 0
+             : opt.root < 0             ? b.size - 1
+                                        : opt.root;
     if (b.root >= b.size) {
       snprintf(why, sizeof why, "--root: %d does not exist; valid: 0..%d",
                opt.root, b.size - 1);

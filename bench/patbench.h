@@ -113,6 +113,9 @@ enum { PB_MAX_LIST = 64 };
 
 typedef enum pb_sync { PB_SYNC_BARRIER, PB_SYNC_WINDOW } pb_sync;
 
+/* --root rotate: the root moves on by one rank every call, as in IMB. */
+enum { PB_ROOT_ROTATE = -2 };
+
 typedef struct pb_options {
   int algs[PB_MAX_LIST]; /* algorithm ids: table ids, PB_ALG_ORACLE */
   int nalgs;
@@ -122,8 +125,9 @@ typedef struct pb_options {
   int nsizes;
   int type; /* index into pb_types */
   int op;   /* index into pb_ops */
-  int root; /* -1: the last rank */
+  int root; /* -1: the last rank; PB_ROOT_ROTATE: call i of a burst at i % P */
   int reps, warmup;
+  int burst; /* calls timed back to back per repetition (>= 1) */
   unsigned long seed;
   pb_pattern patterns[PB_MAX_LIST];
   int npatterns;

@@ -270,6 +270,12 @@ static void options_defaults_and_values(void **state) {
   assert_string_equal(pb_ops[o.op].name, "sum");
   assert_false(pb_ops[o.op].charged);
   assert_true(o.shared_above == PB_SHARED_ABOVE_DEFAULT);
+  assert_int_equal(o.burst, 1);
+  assert_int_equal(o.root, 0);
+  pb_options_clear(&o);
+  assert_int_equal(parse(&o, "--burst 50 --root ROTATE"), 0);
+  assert_int_equal(o.burst, 50);
+  assert_int_equal(o.root, PB_ROOT_ROTATE);
   pb_options_clear(&o);
   assert_int_equal(parse(&o, "--algorithms binomial,LocalRedirect,oracle "
                              "--sizes 8,1K,2M --datatype int --op max "
@@ -329,6 +335,8 @@ static void options_reject_bad_values(void **state) {
   bad("--datatype complex", "valid: double, float, int, long");
   bad("--op xor", "--op: 'xor' is not valid");
   bad("--root -2", "--root: '-2'");
+  bad("--burst 0", "--burst: '0' is not an integer in 1..");
+  bad("--burst many", "--burst: 'many'");
   bad("--pattern gamma:1ms", "usage: gamma:MEAN:CV");
   bad("--imbalance 1ms,fast", "--imbalance: 'fast' is not a time");
   bad("--sync sometimes", "--sync: 'sometimes'");
