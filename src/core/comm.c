@@ -43,6 +43,7 @@ typedef struct sched_entry {
 struct pat_comm_state {
   MPI_Comm priv;
   unsigned long calls; /* calls started on this communicator */
+  int tag_next;        /* the next call's first tag */
   int tag_ub;
   int has_last;
   pat_reduce_alg last;
@@ -261,8 +262,11 @@ void pat_comm_state_scratch_give(pat_comm_state *st, pat_scratch_kind kind,
  * t = (k mod (tag_ub / PAT_TAGS_PER_CALL)) * PAT_TAGS_PER_CALL, all below
  * tag_ub, which is the clock's. */
 int pat_comm_state_next_tag(pat_comm_state *st) {
-  unsigned long slots = (unsigned long)st->tag_ub / PAT_TAGS_PER_CALL;
-  int tag = (int)(st->calls % slots) * PAT_TAGS_PER_CALL;
+  int tag = st->tag_next;
+  /* (calls mod slots) * PAT_TAGS_PER_CALL, without a division per call */
+  st->tag_next += PAT_TAGS_PER_CALL;
+  if (st->tag_next / PAT_TAGS_PER_CALL >= st->tag_ub / PAT_TAGS_PER_CALL)
+    st->tag_next = 0;
   st->calls++;
   return tag;
 }
@@ -377,6 +381,8 @@ int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
          !(st->cache[i].alg == alg && st->cache[i].rank == rank &&
            same_params(pat_schedule_params(st->cache[i].sched), params)))
     i++;
+  if (i == 0 && st->ncached > 0)
+    goto out; /* the last call's: already first */
   if (i < st->ncached) {
     e = st->cache[i];
   } else {
