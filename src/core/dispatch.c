@@ -2,8 +2,10 @@
  * The dispatcher behind every entry point: checks the arguments, picks the
  * algorithm (environment or explicit), falls back when the algorithm
  * cannot serve the call, and runs it over the communicator's private
- * duplicate.  Errors are raised through the user's communicator's error
- * handler, after a message that names the bad argument and its value.
+ * duplicate.  Intercommunicators go to PMPI_Reduce untouched (said once
+ * with PAT_REDUCE_VERBOSE): no algorithm here spans two groups.  Errors are
+ * raised through the user's communicator's error handler, after a message that
+ * names the bad argument and its value.
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,21 +20,25 @@ static int arg_error(MPI_Comm comm, int code, const char *msg) {
   return code;
 }
 
-static int check_args(pat_call *c, pat_reduce_alg alg) {
+/* Checks a call's arguments and fills in what the algorithms need.  An
+ * intercommunicator is left to the caller: *inter = 1 and MPI_SUCCESS,
+ * nothing else checked (MPI_ROOT and MPI_PROC_NULL are its roots). */
+static int check_args(pat_call *c, pat_reduce_alg alg, int *inter) {
   char msg[600];
-  int rc = MPI_SUCCESS, inter = 0;
+  int rc = MPI_SUCCESS;
   const pat_config *cfg = pat_config_get();
 
+  *inter = 0;
   if (c->comm == MPI_COMM_NULL) {
     rc = arg_error(MPI_COMM_WORLD, MPI_ERR_COMM, "comm is MPI_COMM_NULL");
     goto out;
   }
-  if (PMPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter) {
-    rc = arg_error(c->comm, MPI_ERR_COMM,
-                   "comm is an intercommunicator; only intracommunicators "
-                   "are supported");
+  if (PMPI_Comm_test_inter(c->comm, inter) != MPI_SUCCESS) {
+    rc = arg_error(c->comm, MPI_ERR_COMM, "comm is not a valid communicator");
     goto out;
   }
+  if (*inter)
+    goto out;
   if (cfg->error != PAT_SUCCESS) {
     rc = arg_error(c->comm, MPI_ERR_ARG, cfg->why);
     goto out;
@@ -187,10 +193,19 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
   pat_call_props props;
   pat_reduce_alg chosen = alg;
   const pat_config *cfg = pat_config_get();
-  int rc = check_args(&c, alg), have_model = 1;
+  int inter, rc = check_args(&c, alg, &inter), have_model = 1;
 
   if (rc != MPI_SUCCESS)
     goto out;
+  if (inter) {
+    /* no algorithm here spans two groups: MPI's own, which raises its
+     * errors on comm itself */
+    if (cfg->verbose >= 1)
+      pat_warn_once("an intercommunicator: every algorithm needs an "
+                    "intracommunicator; using PMPI_Reduce");
+    rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    goto out;
+  }
   rc = pat_comm_state_get(comm, &c.state);
   if (rc != MPI_SUCCESS)
     goto raise;
@@ -329,11 +344,18 @@ int pat_schedule_execute(const pat_schedule *sched, const void *sendbuf,
     rc = arg_error(comm, MPI_ERR_ARG, "sched is NULL");
     goto out;
   }
+  int inter;
   c.count = p->count;
   c.root = p->root;
-  rc = check_args(&c, PAT_REDUCE_ALG_BINOMIAL);
+  rc = check_args(&c, PAT_REDUCE_ALG_BINOMIAL, &inter);
   if (rc != MPI_SUCCESS)
     goto out;
+  if (inter) {
+    rc = arg_error(comm, MPI_ERR_COMM,
+                   "comm is an intercommunicator; a schedule runs on an "
+                   "intracommunicator");
+    goto out;
+  }
   /* in-place use matters at the root only: other ranks pass buffers */
   if (p->nranks != c.nranks || !pat_schedule_has_rank(sched, c.rank) ||
       (c.rank == c.root && p->in_place != c.in_place) ||
