@@ -6,15 +6,18 @@
  * served the last call, the schedule cache, the PAT layer's state and one
  * slot per algorithm for its own state (freed through its table row).
  *
- * Schedule cache.  PAT_REDUCE_SCHEDULE_CACHE entries (default 16), most
- * recently used first, the least recently used dropped when a new one is
- * built; an entry is reused only for bitwise the same parameters.  One
- * entry was not enough: IMB's reduce rotates the root every call, so every
- * call rebuilt its schedule and dependencies (measured, Open MPI, P = 2,
- * 8 B back to back: 30% of a call's CPU in the build's malloc and free).  The
- * attribute is deleted, and the duplicate freed, when the user frees the
- * communicator; a finalize hook on MPI_COMM_SELF releases MPI_COMM_WORLD's
- * state and the keyvals.
+ * The attribute is deleted, and the duplicate freed, when the user frees
+ * the communicator; a finalize hook on MPI_COMM_SELF releases
+ * MPI_COMM_WORLD's state and the keyvals.
+ *
+ * Schedule cache.  PAT_REDUCE_SCHEDULE_CACHE entries (default 16; at most
+ * 16384 / P on P ranks, at least 1: each schedule holds a few words per
+ * rank), most recently used first, the least recently used dropped when a
+ * new one is built; an entry is reused only for bitwise the same
+ * parameters.  One entry was not enough: IMB's reduce rotates the root
+ * every call, so every call rebuilt its schedule and dependencies
+ * (measured, Open MPI, P = 2, 8 B back to back: 30% of a call's CPU in the
+ * build's malloc and free).
  *
  * Lookup.  Each thread remembers the last communicator it looked up and
  * its state, valid while no state has been freed since (a global count of
@@ -30,6 +33,9 @@
 
 #include "pat_internal.h"
 #include "pat/pat_layer.h"
+
+/* Ranks times cached schedules a communicator may hold (cache_cap). */
+#define PAT_SCHEDULE_CACHE_RANKS 16384
 
 /* A cached schedule: alg's for its parameters, with the dependencies of
  * rank's program. */
@@ -372,6 +378,16 @@ static int entry_build(pat_reduce_alg alg, const pat_sched_params *params,
   return err;
 }
 
+/* Entries a communicator of nranks keeps: PAT_REDUCE_SCHEDULE_CACHE, but
+ * no more than PAT_SCHEDULE_CACHE_RANKS / nranks (at least 1), since every
+ * schedule holds a few words per rank (a program slot, an arrival time):
+ * in SMPI all ranks' caches share one process's memory. */
+static int cache_cap(int nranks) {
+  int cap = pat_config_get()->schedule_cache;
+  int by_size = PAT_SCHEDULE_CACHE_RANKS / (nranks > 0 ? nranks : 1);
+  return by_size < 1 ? 1 : by_size < cap ? by_size : cap;
+}
+
 int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
                             const pat_sched_params *params, int rank,
                             const pat_schedule **out, const pat_deps **deps) {
@@ -386,7 +402,7 @@ int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
   if (i < st->ncached) {
     e = st->cache[i];
   } else {
-    int cap = pat_config_get()->schedule_cache;
+    int cap = cache_cap(params->nranks);
     if (st->cache_cap != cap) { /* first use, or a reloaded configuration */
       while (st->ncached > cap)
         entry_free(&st->cache[--st->ncached]);
