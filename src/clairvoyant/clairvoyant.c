@@ -48,11 +48,19 @@
  * first arrival, N rounds after the last), and one whose bound cannot beat
  * the best plan so far is not planned: balanced arrivals meet the bound,
  * so one plan is built, not each candidate's (P = 128, 128 KiB: 43 against
- * 187 us; P = 1024, 1 MiB: 1.7 against 13.5 ms).  In-order plans have an
- * estimate, not a bound: the power of two, from 1 up, after which it stops
- * improving.  Building with segments costs the plan (segmented.c: O(N)
- * rounds of O(N P / 64) word operations); the schedule cache keeps the
- * result while the inputs repeat.
+ * 187 us; P = 1024, 1 MiB: 1.7 against 13.5 ms).  In-order plans have no
+ * such bound: N is the power of two, from 1 up, after which their
+ * estimate (segmented_merges) stops improving; then, while candidates
+ * have at most PAT_CLAIRVOYANT_SIMULATE_MERGES transfers, the neighbour
+ * (half, twice as many) whose whole schedule simulates faster
+ * (pat_schedule_simulate: the byte model and the arrivals), and so on;
+ * the simulated time is then the prediction.  The estimate is 0.8-1.05 of
+ * the simulation and its N up to 6% slower (P = 16, 2 MiB: N = 2, 4.40
+ * ms, against N = 8, 4.17); simulating every candidate instead found the
+ * same N or one on the same plateau but cost 0.13-0.2 s at P = 128 and
+ * 1.2-2.2 s at P = 1024.  Building with segments costs the plan
+ * (segmented.c: O(N) rounds of O(N P / 64) word operations); the schedule cache
+ * keeps the result while the inputs repeat.
  *
  * Inputs: params->arrivals (any common origin) and the round cost d, from
  * params' byte model for count elements: alpha + m (beta + gamma).
@@ -434,6 +442,30 @@ static int choose_bounded(const pat_sched_params *p, int most, int *nseg,
   return err;
 }
 
+/* The completion time of the whole schedule of merges m (nm of them, nseg
+ * segments) in the byte-model simulation (pat_schedule_simulate) under
+ * p's model and arrivals: what the dataflow executor takes, where the
+ * in-order estimate was 0.8-1.05 of it. */
+static int simulated(const pat_sched_params *p, int nseg, const merge *m,
+                     int nm, double *t) {
+  pat_schedule *s = NULL;
+  int err = pat_schedule_alloc(p, &s);
+  if (err == PAT_SUCCESS)
+    err = emit(p, -1, m, nm, nseg, s);
+  for (int r = 0; err == PAT_SUCCESS && r < p->nranks; r++)
+    err = pat_schedule_mark_built(s, r);
+  if (err == PAT_SUCCESS)
+    err = pat_schedule_simulate(s, p->arrivals, &p->model, t);
+  pat_schedule_free(s);
+  return err;
+}
+
+/* Whether an in-order candidate of nseg segments is small enough to
+ * simulate (PAT_CLAIRVOYANT_SIMULATE_MERGES). */
+static int affordable(const pat_sched_params *p, int nseg) {
+  return (long long)(p->nranks - 1) * nseg <= PAT_CLAIRVOYANT_SIMULATE_MERGES;
+}
+
 /* The segment count for configured (pat_clairvoyant_segments) and its
  * merges: the automatic choice keeps the winning candidate's plan instead
  * of planning it again. */
@@ -449,8 +481,8 @@ static int choose(const pat_sched_params *p, int configured, int *nseg,
   err = plan_merges(p, *nseg, out, nm, done);
   if (configured > 0)
     return err;
-  /* non-commutative (an estimate, no bound): doubling until the estimated
-   * time stops improving (ties: fewer) */
+  /* non-commutative (no bound): the estimate's choice, doubling until the
+   * estimate stops improving (ties: fewer), ... */
   for (int n = 2; err == PAT_SUCCESS && p->nranks > 1 && n <= most; n *= 2) {
     merge *m = NULL;
     int k = 0;
@@ -464,6 +496,33 @@ static int choose(const pat_sched_params *p, int configured, int *nseg,
     *nm = k;
     *done = t;
     *nseg = n;
+  }
+  /* ... then from there to the neighbour (half or twice as many segments)
+   * with a shorter simulated time, while there is one */
+  if (err == PAT_SUCCESS && p->nranks > 1 && most > 1 && affordable(p, *nseg))
+    err = simulated(p, *nseg, *out, *nm, done);
+  else
+    return err; /* the estimate's choice and time */
+  for (int step = 0, from = *nseg; err == PAT_SUCCESS && step < 2; step++) {
+    int moved = step == 0 || *nseg == from; /* 0: fewer, 1: more segments */
+    while (moved) {
+      int n = step == 0 ? *nseg / 2 : *nseg * 2, k = 0;
+      merge *m = NULL;
+      double t = INFINITY;
+      moved = n >= 1 && n <= most && affordable(p, n) &&
+              plan_merges(p, n, &m, &k, &t) == PAT_SUCCESS &&
+              simulated(p, n, m, k, &t) == PAT_SUCCESS &&
+              (step == 0 ? t <= *done : t < *done);
+      if (moved) {
+        free(*out);
+        *out = m;
+        *nm = k;
+        *done = t;
+        *nseg = n;
+      } else {
+        free(m);
+      }
+    }
   }
   return err;
 }

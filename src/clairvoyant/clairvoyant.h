@@ -40,6 +40,12 @@ void pat_clairvoyant_plan_free(pat_clairvoyant_plan *plan); /* NULL ok */
 #define PAT_CLAIRVOYANT_AUTO_SEGMENTS 256
 #define PAT_CLAIRVOYANT_MAX_SEGMENTS 1024
 
+/* Most transfers ((P - 1) N) of an in-order candidate whose schedule the
+ * automatic choice simulates: each simulation costs about 5-20 us per
+ * transfer (P = 128-1024), and a build with new predicted arrivals pays
+ * it again. */
+#define PAT_CLAIRVOYANT_SIMULATE_MERGES 4096
+
 /* A lower bound of the planned completion time with nseg segments for
  * params (P >= 2, commutative): rounds of one segment cost start at the
  * first arrival, and the root receives every segment's last partial in
@@ -54,7 +60,9 @@ double pat_clairvoyant_segment_bound(const pat_sched_params *params, int nseg);
  * with the smallest planned completion time (ties: fewer; candidates
  * whose lower bound cannot win are not planned); for non-commutative ops,
  * the power of two, from 1 up, after which the estimated time stops
- * decreasing.  Needs a usable model. */
+ * decreasing, then its neighbours (half, twice) while their simulated
+ * time is shorter, as long as candidates have at most
+ * PAT_CLAIRVOYANT_SIMULATE_MERGES transfers.  Needs a usable model. */
 int pat_clairvoyant_segments(const pat_sched_params *params, int configured);
 
 #endif
