@@ -6,8 +6,11 @@
  * served the last call, the schedule cache, the PAT layer's state and one
  * slot per algorithm for its own state (freed through its table row).
  *
- * The attribute is deleted, and the duplicate freed, when the user frees
- * the communicator; a finalize hook on MPI_COMM_SELF releases
+ * At the communicator's first call its ranks agree that the variables
+ * that shape communication have the same values everywhere (agree), one
+ * allreduce, or the call fails on every rank naming the variable and the
+ * ranks.  The attribute is deleted, and the duplicate freed, when the user
+ * frees the communicator; a finalize hook on MPI_COMM_SELF releases
  * MPI_COMM_WORLD's state and the keyvals.
  *
  * Schedule cache.  PAT_REDUCE_SCHEDULE_CACHE entries (default 16; at most
@@ -178,6 +181,58 @@ pat_comm_state *pat_comm_state_find(MPI_Comm comm) {
   return st;
 }
 
+/* Every rank of a communicator must see the same values of the variables
+ * that shape communication (pat_config_fingerprints), or calls would take
+ * different paths on different ranks and hang (algorithm binomial here,
+ * native there).  One allreduce of their hashes (and complements: max and
+ * min in one) at the communicator's first call; on a difference an
+ * allgather of the first differing variable's hash names the ranks, and
+ * every rank fails alike with MPI_ERR_ARG, its own value in the message. */
+static int agree(MPI_Comm priv) {
+  const pat_env_var *vars[PAT_ENV_MAX];
+  unsigned long long mine[PAT_ENV_MAX], h[2 * PAT_ENV_MAX], *all = NULL;
+  int n = pat_config_fingerprints(vars, mine, PAT_ENV_MAX), bad = -1;
+  int rc, rank, size;
+  char ranks[160] = "";
+  size_t len = 0;
+  for (int i = 0; i < n; i++) {
+    h[i] = mine[i];
+    h[n + i] = ~mine[i];
+  }
+  rc = PMPI_Allreduce(MPI_IN_PLACE, h, 2 * n, MPI_UNSIGNED_LONG_LONG, MPI_MAX,
+                      priv);
+  for (int i = 0; rc == MPI_SUCCESS && i < n && bad < 0; i++)
+    if (h[i] != ~h[n + i]) /* max != min */
+      bad = i;
+  if (rc != MPI_SUCCESS || bad < 0)
+    goto out;
+  PMPI_Comm_rank(priv, &rank);
+  PMPI_Comm_size(priv, &size);
+  all = malloc((size_t)size * sizeof *all);
+  rc = all == NULL ? MPI_ERR_NO_MEM
+                   : PMPI_Allgather(&mine[bad], 1, MPI_UNSIGNED_LONG_LONG, all,
+                                    1, MPI_UNSIGNED_LONG_LONG, priv);
+  for (int r = 1, listed = 0; rc == MPI_SUCCESS && r < size; r++)
+    if (all[r] != all[0] && len < sizeof ranks - 24) {
+      len += (size_t)snprintf(ranks + len, sizeof ranks - len, "%s%d",
+                              listed++ ? ", " : "", r);
+      if (len >= sizeof ranks - 24)
+        snprintf(ranks + len, sizeof ranks - len, ", ...");
+    }
+  if (rc == MPI_SUCCESS) {
+    const char *v = getenv(vars[bad]->name);
+    pat_warn_once("%s is not the same on every rank of a communicator: "
+                  "ranks %s differ from rank 0 (rank %d has '%s'); set it "
+                  "alike on every rank",
+                  vars[bad]->name, ranks, rank,
+                  v != NULL && v[0] != '\0' ? v : vars[bad]->fallback);
+    rc = MPI_ERR_ARG;
+  }
+out:
+  free(all);
+  return rc;
+}
+
 int pat_comm_state_get(MPI_Comm comm, pat_comm_state **out) {
   pat_comm_state *st = NULL;
   int rc = ensure_keyvals();
@@ -219,6 +274,9 @@ int pat_comm_state_get(MPI_Comm comm, pat_comm_state **out) {
     goto fail;
   /* the largest tag is kept for clock synchronisation */
   st->tag_ub = found ? *(int *)tag_ub : 32767;
+  rc = agree(st->priv);
+  if (rc != MPI_SUCCESS)
+    goto fail;
   rc = PMPI_Comm_set_attr(comm, pat_state_keyval, st);
   if (rc != MPI_SUCCESS)
     goto fail;

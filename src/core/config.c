@@ -22,7 +22,8 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
     [PAT_ENV_VERBOSE] =
         {"PAT_REDUCE_VERBOSE", "0",
          "0 quiet; 1 report each fallback once; 2 also report every call "
-         "(rank, call number, algorithm) on stderr"},
+         "(rank, call number, algorithm) on stderr",
+         1},
     [PAT_ENV_PREDICTOR] = {"PAT_REDUCE_PREDICTOR", "sma:5",
                            "arrival-time predictor of the clairvoyant "
                            "algorithm: sma, sma:W (moving average of W "
@@ -52,30 +53,35 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                                  "round than the earliest unfinished one is "
                                  "posted only while fewer receives are in "
                                  "flight (0..1000000); those of that round "
-                                 "are always posted"},
+                                 "are always posted",
+                                 1},
     [PAT_ENV_MAX_SENDS] = {"PAT_REDUCE_MAX_SENDS", "4",
                            "schedule executor: a send of a later round "
                            "than the earliest unfinished one is posted "
                            "only while fewer sends are in flight "
                            "(0..1000000); those of that round are always "
-                           "posted"},
+                           "posted",
+                           1},
     [PAT_ENV_SMPI_SHARED_ABOVE] = {"PAT_REDUCE_SMPI_SHARED_ABOVE", "0",
                                    "SMPI build only: temporaries of more "
                                    "than this many bytes come from "
                                    "SMPI_SHARED_MALLOC (one block shared by "
                                    "all ranks: simulated times stay right, "
-                                   "results do not); 0: never"},
+                                   "results do not); 0: never",
+                                   1},
     [PAT_ENV_SCRATCH_KEEP] = {"PAT_REDUCE_SCRATCH_KEEP", "67108864",
                               "most bytes of temporaries, and of "
                               "executor state, that each communicator "
                               "keeps between calls (larger needs are "
-                              "allocated and freed per call); 0: none"},
+                              "allocated and freed per call); 0: none",
+                              1},
     [PAT_ENV_SCHEDULE_CACHE] = {"PAT_REDUCE_SCHEDULE_CACHE", "16",
                                 "schedules each communicator keeps for "
                                 "reuse, least recently used dropped first "
                                 "(1..4096): calls that alternate between "
                                 "roots, counts or algorithms (IMB rotates "
-                                "the root) reuse theirs"},
+                                "the root) reuse theirs",
+                                1},
     [PAT_ENV_SEGMENTS] = {"PAT_REDUCE_SEGMENTS", "0",
                           "segmenting algorithms (pipeline, clairvoyant): "
                           "number of segments the message is cut into "
@@ -286,11 +292,34 @@ void pat_reduce_config_reload(void) {
 }
 
 /* FNV-1a: messages are told apart by their text. */
-static unsigned long long text_hash(const char *s) {
-  unsigned long long h = 0xcbf29ce484222325ull;
-  for (; *s != '\0'; s++)
-    h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+static unsigned long long bytes_hash(unsigned long long h, const void *p,
+                                     size_t n) {
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ ((const unsigned char *)p)[i]) * 0x100000001b3ull;
   return h;
+}
+
+static unsigned long long text_hash(const char *s) {
+  return bytes_hash(0xcbf29ce484222325ull, s, strlen(s));
+}
+
+int pat_config_fingerprints(const pat_env_var **vars, unsigned long long *hash,
+                            int max) {
+  const pat_env_var *all[PAT_ENV_MAX];
+  const pat_config *cfg = pat_config_get();
+  int n = pat_env_all(all, PAT_ENV_MAX), k = 0;
+  for (int i = 0; i < n && i < PAT_ENV_MAX && k < max; i++) {
+    const char *v = getenv(all[i]->name);
+    unsigned long long h;
+    if (all[i]->local)
+      continue;
+    h = text_hash(v != NULL && v[0] != '\0' ? v : all[i]->fallback);
+    if (all[i] == &pat_env_table[PAT_ENV_MODEL] && cfg->has_model)
+      h = bytes_hash(h, &cfg->model, sizeof cfg->model);
+    vars[k] = all[i];
+    hash[k++] = h;
+  }
+  return k;
 }
 
 void pat_warn_once(const char *fmt, ...) {

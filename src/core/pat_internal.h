@@ -80,6 +80,10 @@ typedef struct pat_env_var {
   const char *name;
   const char *fallback; /* value when unset */
   const char *description;
+  /* 1: only this rank's memory, output or pacing, so ranks may differ;
+   * 0: it shapes communication, so every rank of a communicator must
+   * agree (checked at the communicator's first call: comm.c) */
+  int local;
 } pat_env_var;
 
 /* Most bytes of parsed tunables one algorithm keeps in the configuration
@@ -272,6 +276,16 @@ extern const pat_env_var pat_env_table[PAT_ENV_COUNT];
  * tunables in table order.  Writes up to max pointers; returns how many
  * there are. */
 int pat_env_all(const pat_env_var **vars, int max);
+
+/* Most variables pat_config_fingerprints reports. */
+#define PAT_ENV_MAX 64
+
+/* The variables that shape communication (not local), each with a hash of
+ * its value as this process sees it now (its text, or the fallback; for
+ * PAT_REDUCE_MODEL also the model read from the file).  Writes up to max;
+ * returns how many. */
+int pat_config_fingerprints(const pat_env_var **vars, unsigned long long *hash,
+                            int max);
 
 /* Most schedules a communicator keeps (PAT_REDUCE_SCHEDULE_CACHE). */
 #define PAT_MAX_SCHEDULE_CACHE 4096

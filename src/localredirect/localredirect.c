@@ -533,8 +533,10 @@ static const pat_env_var lr_env[] = {
     {"PAT_REDUCE_LR_PATIENCE", "auto",
      "localredirect: how long (seconds >= 0) a neighbour may stay silent "
      "before it counts as late; auto = this rank's measured time of one "
-     "transfer of the message"},
-    {NULL, NULL, NULL}};
+     "transfer of the message",
+     /* may differ between ranks: auto already does */
+     1},
+    {NULL, NULL, NULL, 0}};
 
 static int lr_parse(void *config, const char *(*get)(const char *), char *why,
                     size_t whylen) {

@@ -96,8 +96,8 @@ static void factors(int P, char *buf, size_t len) {
     snprintf(buf, len, "%d", P);
 }
 
-int pat_radixk_plan(const pat_radixk_config *cfg, int P,
-                    pat_scatter_plan *plan, char *why, size_t whylen) {
+int pat_radixk_plan(const pat_radixk_config *cfg, int P, pat_scatter_plan *plan,
+                    char *why, size_t whylen) {
   long long prod = 1;
   if (cfg == NULL || cfg->n == 0) {
     pat_radixk_auto(P, TARGET, plan);
@@ -107,8 +107,8 @@ int pat_radixk_plan(const pat_radixk_config *cfg, int P,
   plan->nradix = cfg->n;
   for (int i = 0; i < cfg->n; i++) {
     plan->radix[i] = cfg->radix[i];
-    prod = prod * cfg->radix[i] > (1LL << 40) ? (1LL << 40)
-                                               : prod * cfg->radix[i];
+    prod =
+        prod * cfg->radix[i] > (1LL << 40) ? (1LL << 40) : prod * cfg->radix[i];
   }
   if (prod != P) {
     char f[200];
@@ -130,8 +130,9 @@ int pat_radixk_plan(const pat_radixk_config *cfg, int P,
 static const pat_env_var radixk_env[] = {
     {"PAT_REDUCE_RADIXK", "auto",
      "radixk: the radix of each round, e.g. 4,4,8 (product = communicator "
-     "size), or auto (factors of P merged into radices <= 4)"},
-    {NULL, NULL, NULL}};
+     "size), or auto (factors of P merged into radices <= 4)",
+     0},
+    {NULL, NULL, NULL, 0}};
 
 static int radixk_parse(void *config, const char *(*get)(const char *),
                         char *why, size_t whylen) {
@@ -167,9 +168,9 @@ static int radixk_build(const pat_sched_params *p, int rank,
                         pat_schedule *sched) {
   pat_scatter_plan plan;
   char why[400];
-  int err = pat_radixk_plan(
-      pat_config_alg(pat_config_get(), PAT_REDUCE_ALG_RADIXK), p->nranks,
-      &plan, why, sizeof why);
+  int err =
+      pat_radixk_plan(pat_config_alg(pat_config_get(), PAT_REDUCE_ALG_RADIXK),
+                      p->nranks, &plan, why, sizeof why);
   if (err == PAT_SUCCESS)
     err = pat_scatter_emit(sched, p, rank, &plan);
   else

@@ -202,6 +202,53 @@ static void schedule_cache_checked(void **state) {
   fake_env[2][1] = NULL;
 }
 
+/* The fingerprints the ranks compare at a communicator's first call:
+ * every variable that shapes communication and none of the local ones
+ * (memory, output, pacing); a variable's hash changes with its value and
+ * no other's does. */
+static void fingerprints_cover_what_shapes_communication(void **state) {
+  const pat_env_var *vars[PAT_ENV_MAX], *vars2[PAT_ENV_MAX];
+  unsigned long long h[PAT_ENV_MAX], h2[PAT_ENV_MAX];
+  const char *local[] = {
+      "PAT_REDUCE_VERBOSE",        "PAT_REDUCE_MAX_OUTSTANDING",
+      "PAT_REDUCE_MAX_SENDS",      "PAT_REDUCE_SCRATCH_KEEP",
+      "PAT_REDUCE_SCHEDULE_CACHE", "PAT_REDUCE_SMPI_SHARED_ABOVE",
+      "PAT_REDUCE_LR_PATIENCE"};
+  const char *shaping[] = {
+      "PAT_REDUCE_ALGORITHM",         "PAT_REDUCE_PREDICTOR",
+      "PAT_REDUCE_SEGMENTS",          "PAT_REDUCE_MODEL",
+      "PAT_REDUCE_ROUND_COST",        "PAT_REDUCE_RADIXK",
+      "PAT_REDUCE_EXCHANGE_INTERVAL", "PAT_REDUCE_EXCHANGE_LAG",
+      "PAT_REDUCE_CLOCK_REFRESH"};
+  int n, n2, seg = -1;
+  (void)state;
+  unsetenv("PAT_REDUCE_SEGMENTS");
+  n = pat_config_fingerprints(vars, h, PAT_ENV_MAX);
+  for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
+    for (int k = 0; k < n; k++)
+      if (strcmp(vars[k]->name, local[i]) == 0)
+        fail_msg("%s is local but fingerprinted", local[i]);
+  for (size_t i = 0; i < sizeof shaping / sizeof shaping[0]; i++) {
+    int found = 0;
+    for (int k = 0; k < n; k++)
+      found |= strcmp(vars[k]->name, shaping[i]) == 0;
+    if (!found)
+      fail_msg("%s shapes communication but is not fingerprinted", shaping[i]);
+  }
+  setenv("PAT_REDUCE_SEGMENTS", "7", 1);
+  n2 = pat_config_fingerprints(vars2, h2, PAT_ENV_MAX);
+  unsetenv("PAT_REDUCE_SEGMENTS");
+  assert_int_equal(n2, n);
+  for (int k = 0; k < n; k++) {
+    assert_ptr_equal(vars[k], vars2[k]);
+    if (strcmp(vars[k]->name, "PAT_REDUCE_SEGMENTS") == 0)
+      seg = k;
+    else
+      assert_true(h[k] == h2[k]);
+  }
+  assert_true(seg >= 0 && h[seg] != h2[seg]);
+}
+
 /* Reads the README and returns the first cells (`code`) of the markdown
  * table rows that follow the line containing marker. */
 static int readme_table(const char *marker, char names[][64], int max) {
@@ -262,6 +309,7 @@ int main(void) {
       cmocka_unit_test(bad_verbosity_is_an_error),
       cmocka_unit_test(executor_bounds_checked),
       cmocka_unit_test(schedule_cache_checked),
+      cmocka_unit_test(fingerprints_cover_what_shapes_communication),
       cmocka_unit_test(readme_lists_every_algorithm),
       cmocka_unit_test(readme_lists_every_env_var),
   };
