@@ -185,12 +185,15 @@ pat_comm_state *pat_comm_state_find(MPI_Comm comm) {
  * that shape communication (pat_config_fingerprints), or calls would take
  * different paths on different ranks and hang (algorithm binomial here,
  * native there).  One allreduce of their hashes (and complements: max and
- * min in one) at the communicator's first call; on a difference an
- * allgather of the first differing variable's hash names the ranks, and
- * every rank fails alike with MPI_ERR_ARG, its own value in the message. */
+ * min in one) at the communicator's first call, with a flag for a bad
+ * value (one rank's PAT_REDUCE_VERBOSE=loud must not leave the others
+ * waiting for it); on a difference an allgather of the first differing
+ * variable's hash names the ranks, and every rank fails alike with
+ * MPI_ERR_ARG, its own value in the message. */
 static int agree(MPI_Comm priv) {
   const pat_env_var *vars[PAT_ENV_MAX];
-  unsigned long long mine[PAT_ENV_MAX], h[2 * PAT_ENV_MAX], *all = NULL;
+  const pat_config *cfg = pat_config_get();
+  unsigned long long mine[PAT_ENV_MAX], h[2 * PAT_ENV_MAX + 1], *all = NULL;
   int n = pat_config_fingerprints(vars, mine, PAT_ENV_MAX), bad = -1;
   int rc, rank, size;
   char ranks[160] = "";
@@ -199,8 +202,19 @@ static int agree(MPI_Comm priv) {
     h[i] = mine[i];
     h[n + i] = ~mine[i];
   }
-  rc = PMPI_Allreduce(MPI_IN_PLACE, h, 2 * n, MPI_UNSIGNED_LONG_LONG, MPI_MAX,
-                      priv);
+  h[2 * n] = cfg->error != PAT_SUCCESS; /* a bad value anywhere */
+  rc = PMPI_Allreduce(MPI_IN_PLACE, h, 2 * n + 1, MPI_UNSIGNED_LONG_LONG,
+                      MPI_MAX, priv);
+  if (rc == MPI_SUCCESS && h[2 * n] != 0) {
+    /* every rank fails, the one with the bad value saying which */
+    if (cfg->error != PAT_SUCCESS)
+      pat_warn_once("%s", cfg->why);
+    else
+      pat_warn_once("a PAT_REDUCE_* variable has a bad value on another "
+                    "rank of this communicator (that rank says which)");
+    rc = MPI_ERR_ARG;
+    goto out;
+  }
   for (int i = 0; rc == MPI_SUCCESS && i < n && bad < 0; i++)
     if (h[i] != ~h[n + i]) /* max != min */
       bad = i;

@@ -26,7 +26,6 @@ static int arg_error(MPI_Comm comm, int code, const char *msg) {
 static int check_args(pat_call *c, pat_reduce_alg alg, int *inter) {
   char msg[600];
   int rc = MPI_SUCCESS;
-  const pat_config *cfg = pat_config_get();
 
   *inter = 0;
   if (c->comm == MPI_COMM_NULL) {
@@ -39,10 +38,6 @@ static int check_args(pat_call *c, pat_reduce_alg alg, int *inter) {
   }
   if (*inter)
     goto out;
-  if (cfg->error != PAT_SUCCESS) {
-    rc = arg_error(c->comm, MPI_ERR_ARG, cfg->why);
-    goto out;
-  }
   if ((int)alg < 0 || alg >= PAT_REDUCE_ALG_COUNT) {
     char names[256];
     pat_alg_names(names, sizeof names);
@@ -206,9 +201,15 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
     rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     goto out;
   }
+  /* a bad setting is reported after the communicator's ranks have agreed
+   * (comm.c): at the first call every rank then fails, not just this one */
   rc = pat_comm_state_get(comm, &c.state);
   if (rc != MPI_SUCCESS)
     goto raise;
+  if (cfg->error != PAT_SUCCESS) {
+    rc = arg_error(comm, MPI_ERR_ARG, cfg->why);
+    goto out;
+  }
   c.priv = pat_comm_state_priv(c.state);
   c.tag = pat_comm_state_next_tag(c.state);
   /* Once an algorithm has used arrival times on this communicator, every
@@ -368,6 +369,10 @@ int pat_schedule_execute(const pat_schedule *sched, const void *sendbuf,
     goto out;
   }
   rc = pat_comm_state_get(comm, &c.state);
+  if (rc == MPI_SUCCESS && pat_config_get()->error != PAT_SUCCESS) {
+    rc = arg_error(comm, MPI_ERR_ARG, pat_config_get()->why);
+    goto out;
+  }
   if (rc == MPI_SUCCESS) {
     c.priv = pat_comm_state_priv(c.state);
     c.tag = pat_comm_state_next_tag(c.state);
