@@ -449,13 +449,18 @@ static int choose_bounded(const pat_sched_params *p, int most, int *nseg,
 static int simulated(const pat_sched_params *p, int nseg, const merge *m,
                      int nm, double *t) {
   pat_schedule *s = NULL;
-  int err = pat_schedule_alloc(p, &s);
+  /* only what is the same on every rank may decide: the root alone
+   * passes MPI_IN_PLACE, which changes its copies, so not that */
+  pat_sched_params q = *p;
+  int err;
+  q.in_place = 0;
+  err = pat_schedule_alloc(&q, &s);
   if (err == PAT_SUCCESS)
-    err = emit(p, -1, m, nm, nseg, s);
-  for (int r = 0; err == PAT_SUCCESS && r < p->nranks; r++)
+    err = emit(&q, -1, m, nm, nseg, s);
+  for (int r = 0; err == PAT_SUCCESS && r < q.nranks; r++)
     err = pat_schedule_mark_built(s, r);
   if (err == PAT_SUCCESS)
-    err = pat_schedule_simulate(s, p->arrivals, &p->model, t);
+    err = pat_schedule_simulate(s, q.arrivals, &q.model, t);
   pat_schedule_free(s);
   return err;
 }

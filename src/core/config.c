@@ -53,15 +53,13 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                                  "round than the earliest unfinished one is "
                                  "posted only while fewer receives are in "
                                  "flight (0..1000000); those of that round "
-                                 "are always posted",
-                                 1},
+                                 "are always posted"},
     [PAT_ENV_MAX_SENDS] = {"PAT_REDUCE_MAX_SENDS", "4",
                            "schedule executor: a send of a later round "
                            "than the earliest unfinished one is posted "
                            "only while fewer sends are in flight "
                            "(0..1000000); those of that round are always "
-                           "posted",
-                           1},
+                           "posted"},
     [PAT_ENV_SMPI_SHARED_ABOVE] = {"PAT_REDUCE_SMPI_SHARED_ABOVE", "0",
                                    "SMPI build only: temporaries of more "
                                    "than this many bytes come from "

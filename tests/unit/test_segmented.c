@@ -480,6 +480,11 @@ static void noncommutative_simulated(void **state) {
              Ps[i], late, n, sim * 1e3, sim1 * 1e3, 2 * n, sim2 * 1e3,
              est * 1e3);
       assert_true(fabs(pred - sim) <= 1e-12 * sim);
+      /* only the root passes MPI_IN_PLACE: the choice must not depend on
+       * it, or the root would build another tree than the others */
+      p.in_place = 1;
+      assert_int_equal(pat_clairvoyant_segments(&p, 0), n);
+      p.in_place = 0;
       assert_true(sim <= sim1);
       /* twice N was a candidate the choice simulated, where affordable */
       if ((long long)(Ps[i] - 1) * 2 * n <= PAT_CLAIRVOYANT_SIMULATE_MERGES)
