@@ -240,6 +240,18 @@ static void tmp_ranges(const pat_sched_op *ops, int nops, pat_deps *d) {
   }
 }
 
+/* Does no round of the program hold two transfers, the rounds of its
+ * transfers increasing? */
+static int one_transfer_per_round(const pat_sched_op *ops, int nops) {
+  int ok = 1, last = -1;
+  for (int i = 0; i < nops && ok; i++)
+    if (ops[i].kind == PAT_SCHED_SEND || ops[i].kind == PAT_SCHED_RECV) {
+      ok = ops[i].round > last;
+      last = ops[i].round;
+    }
+  return ok;
+}
+
 int pat_deps_alloc(const pat_sched_op *ops, int nops, int in_place_root,
                    pat_deps **out) {
   builder b = {.nops = nops, .err = PAT_SUCCESS};
@@ -327,6 +339,7 @@ int pat_deps_alloc(const pat_sched_op *ops, int nops, int in_place_root,
         b.edge[2 * e + 1];
   b.err = link_channels(ops, nops, d);
   tmp_ranges(ops, nops, d);
+  d->in_order = one_transfer_per_round(ops, nops);
 out:
   for (int s = 0; s < PAT_SLOT_MAX; s++) {
     free(b.lastw[s]);

@@ -497,6 +497,73 @@ static void dump_lists_every_operation(void **state) {
   pat_schedule_free(s);
 }
 
+static int in_order(const pat_sched_op *ops, int n) {
+  pat_deps *d = NULL;
+  int flag;
+  assert_int_equal(pat_deps_alloc(ops, n, 0, &d), PAT_SUCCESS);
+  flag = d->in_order;
+  pat_deps_free(d);
+  return flag;
+}
+
+/* The executor runs a program op by op, with blocking transfers, when no
+ * round holds two of its transfers (pat_deps.in_order; exec.c proves that
+ * safe from the validator's round gate): every commutative binomial
+ * program, for every P, root and rank, qualifies, and the non-commutative
+ * ones for root 0; the rendezvous cycle above (a send and a receive in
+ * one round), a ring's step, rounds that decrease, and the root of a
+ * non-commutative tree for another root (two halves in one round) do
+ * not. */
+static void in_order_is_one_transfer_per_round(void **state) {
+  const pat_sched_op send_recv[] = {
+      {PAT_SCHED_SEND, 0, 1, PAT_SLOT_SEND, -1, 0, 1},
+      {PAT_SCHED_RECV, 0, 1, -1, PAT_SLOT_TMP0, 0, 1}};
+  const pat_sched_op tree[] = {
+      {PAT_SCHED_RECV, 0, 1, -1, PAT_SLOT_TMP0, 0, 1},
+      {PAT_SCHED_COMBINE, 0, -1, PAT_SLOT_SEND, PAT_SLOT_TMP0, 0, 1},
+      {PAT_SCHED_RECV, 1, 2, -1, PAT_SLOT_TMP0 + 1, 0, 1},
+      {PAT_SCHED_COMBINE, 1, -1, PAT_SLOT_TMP0 + 1, PAT_SLOT_TMP0, 0, 1},
+      {PAT_SCHED_SEND, 2, 3, PAT_SLOT_TMP0, -1, 0, 1}};
+  const pat_sched_op decreasing[] = {
+      {PAT_SCHED_RECV, 1, 1, -1, PAT_SLOT_TMP0, 0, 1},
+      {PAT_SCHED_SEND, 0, 2, PAT_SLOT_TMP0, -1, 0, 1}};
+  (void)state;
+  assert_int_equal(in_order(send_recv, 2), 0);
+  assert_int_equal(in_order(tree, 5), 1);
+  assert_int_equal(in_order(tree, 0), 1);
+  assert_int_equal(in_order(decreasing, 2), 0);
+  for (int P = 1; P <= 33; P++)
+    for (int root = 0; root < P; root++)
+      for (int comm = 0; comm < 2; comm++) {
+        /* the in-order tree for root > 0 may receive two parts in one
+         * round at the root (below) */
+        pat_schedule *s = binomial(P, root, 4, comm, 0);
+        for (int r = 0; r < P; r++)
+          if ((comm || root == 0 || r != root) &&
+              !in_order(pat_schedule_ops(s, r), pat_schedule_nops(s, r)))
+            fail_msg("binomial P=%d root=%d comm=%d rank %d: not in order", P,
+                     root, comm, r);
+        pat_schedule_free(s);
+      }
+  {
+    pat_schedule *s = binomial(4, 2, 4, 0, 0);
+    assert_int_equal(in_order(pat_schedule_ops(s, 2), pat_schedule_nops(s, 2)),
+                     0);
+    pat_schedule_free(s);
+  }
+  {
+    pat_sched_params p = {.nranks = 5, .root = 0, .count = 10,
+                          .commutative = 1};
+    pat_schedule *s = NULL;
+    assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_RING, &p, -1, &s),
+                     PAT_SUCCESS);
+    for (int r = 0; r < 5; r++)
+      assert_int_equal(
+          in_order(pat_schedule_ops(s, r), pat_schedule_nops(s, r)), 0);
+    pat_schedule_free(s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(binomial_valid_for_every_size_and_root),
@@ -514,6 +581,7 @@ int main(void) {
       cmocka_unit_test(ring_combining_a_block_twice_is_rejected),
       cmocka_unit_test(verdict_does_not_depend_on_count),
       cmocka_unit_test(dump_lists_every_operation),
+      cmocka_unit_test(in_order_is_one_transfer_per_round),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
