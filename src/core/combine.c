@@ -187,6 +187,75 @@ int pat_type_info_get(MPI_Datatype datatype, pat_type_info *info) {
   return rc;
 }
 
+/* Remembered facts of one (datatype, op) pair, per thread (not in the SMPI
+ * build: its ranks share threads).  Only predefined handles are
+ * remembered: they keep their meaning until MPI_Finalize, while a freed
+ * user handle may come back for another type or op. */
+#ifndef PATREDUCE_SMPI
+static _Thread_local struct {
+  MPI_Datatype datatype;
+  MPI_Op op;
+  pat_type_info info;
+  int commutative;
+  int valid;
+} last_pair;
+#endif
+
+/* Is op one of MPI's predefined operations?  (A list with a sentinel: the
+ * handles are not constant expressions in every MPI.) */
+static int op_predefined(MPI_Op op) {
+  const MPI_Op ops[] = {MPI_MAX,  MPI_MIN,    MPI_SUM,    MPI_PROD,
+                        MPI_LAND, MPI_BAND,   MPI_LOR,    MPI_BOR,
+                        MPI_LXOR, MPI_BXOR,   MPI_MAXLOC, MPI_MINLOC,
+                        MPI_REPLACE, MPI_OP_NULL};
+  int k = 0;
+  while (ops[k] != MPI_OP_NULL && ops[k] != op)
+    k++;
+  return op != MPI_OP_NULL && ops[k] == op;
+}
+
+int pat_type_op_known(MPI_Datatype datatype, MPI_Op op, pat_type_info *info,
+                      int *commutative) {
+  int known = 0;
+#ifndef PATREDUCE_SMPI
+  if (last_pair.valid && last_pair.datatype == datatype &&
+      last_pair.op == op) {
+    *info = last_pair.info;
+    *commutative = last_pair.commutative;
+    known = 1;
+  }
+#else
+  (void)datatype;
+  (void)op;
+  (void)info;
+  (void)commutative;
+#endif
+  return known;
+}
+
+void pat_type_op_remember(MPI_Datatype datatype, MPI_Op op,
+                          const pat_type_info *info, int commutative) {
+#ifndef PATREDUCE_SMPI
+  int ni, na, nd, combiner = -1;
+  if (!op_predefined(op) ||
+      PMPI_Type_get_envelope(datatype, &ni, &na, &nd, &combiner) !=
+          MPI_SUCCESS ||
+      combiner != MPI_COMBINER_NAMED)
+    return;
+  last_pair.datatype = datatype;
+  last_pair.op = op;
+  last_pair.info = *info;
+  last_pair.commutative = commutative;
+  last_pair.valid = 1;
+#else
+  (void)datatype;
+  (void)op;
+  (void)info;
+  (void)commutative;
+  (void)op_predefined;
+#endif
+}
+
 int pat_type_is_contiguous(MPI_Datatype datatype, int *contiguous) {
   pat_type_info info;
   int rc = pat_type_info_get(datatype, &info);

@@ -51,6 +51,7 @@ typedef struct sched_entry {
 
 struct pat_comm_state {
   MPI_Comm priv;
+  int rank, size; /* in the communicator */
   unsigned long calls; /* calls started on this communicator */
   int tag_next;        /* the next call's first tag */
   int tag_ub;
@@ -288,6 +289,8 @@ int pat_comm_state_get(MPI_Comm comm, pat_comm_state **out) {
     goto fail;
   /* the largest tag is kept for clock synchronisation */
   st->tag_ub = found ? *(int *)tag_ub : 32767;
+  PMPI_Comm_rank(st->priv, &st->rank);
+  PMPI_Comm_size(st->priv, &st->size);
   rc = agree(st->priv);
   if (rc != MPI_SUCCESS)
     goto fail;
@@ -310,6 +313,23 @@ out:
 }
 
 MPI_Comm pat_comm_state_priv(const pat_comm_state *st) { return st->priv; }
+
+int pat_comm_state_known(MPI_Comm comm, int *rank, int *size) {
+  int known = 0;
+#ifndef PATREDUCE_SMPI
+  if (last_lookup.st != NULL && last_lookup.comm == comm &&
+      last_lookup.freed == atomic_load(&states_freed)) {
+    *rank = last_lookup.st->rank;
+    *size = last_lookup.st->size;
+    known = 1;
+  }
+#else
+  (void)comm;
+  (void)rank;
+  (void)size;
+#endif
+  return known;
+}
 
 void *pat_comm_state_scratch_take(pat_comm_state *st, pat_scratch_kind kind,
                                   size_t bytes) {

@@ -25,14 +25,16 @@ static int arg_error(MPI_Comm comm, int code, const char *msg) {
  * nothing else checked (MPI_ROOT and MPI_PROC_NULL are its roots). */
 static int check_args(pat_call *c, pat_reduce_alg alg, int *inter) {
   char msg[600];
-  int rc = MPI_SUCCESS;
+  int rc = MPI_SUCCESS, known_comm, known_pair;
 
   *inter = 0;
   if (c->comm == MPI_COMM_NULL) {
     rc = arg_error(MPI_COMM_WORLD, MPI_ERR_COMM, "comm is MPI_COMM_NULL");
     goto out;
   }
-  if (PMPI_Comm_test_inter(c->comm, inter) != MPI_SUCCESS) {
+  /* what the last call established needs no MPI call (back to back) */
+  known_comm = pat_comm_state_known(c->comm, &c->rank, &c->nranks);
+  if (!known_comm && PMPI_Comm_test_inter(c->comm, inter) != MPI_SUCCESS) {
     rc = arg_error(c->comm, MPI_ERR_COMM, "comm is not a valid communicator");
     goto out;
   }
@@ -48,22 +50,28 @@ static int check_args(pat_call *c, pat_reduce_alg alg, int *inter) {
     rc = arg_error(c->comm, MPI_ERR_ARG, msg);
     goto out;
   }
-  PMPI_Comm_rank(c->comm, &c->rank);
-  PMPI_Comm_size(c->comm, &c->nranks);
+  if (!known_comm) {
+    PMPI_Comm_rank(c->comm, &c->rank);
+    PMPI_Comm_size(c->comm, &c->nranks);
+  }
   if (c->count < 0) {
     snprintf(msg, sizeof msg, "count=%d is negative; valid: count >= 0",
              c->count);
     rc = arg_error(c->comm, MPI_ERR_COUNT, msg);
     goto out;
   }
-  if (c->datatype == MPI_DATATYPE_NULL ||
-      pat_type_info_get(c->datatype, &c->type) != MPI_SUCCESS) {
+  known_pair =
+      pat_type_op_known(c->datatype, c->op, &c->type, &c->commutative);
+  if (!known_pair &&
+      (c->datatype == MPI_DATATYPE_NULL ||
+       pat_type_info_get(c->datatype, &c->type) != MPI_SUCCESS)) {
     rc = arg_error(c->comm, MPI_ERR_TYPE,
                    "datatype is MPI_DATATYPE_NULL or not a valid datatype");
     goto out;
   }
-  if (c->op == MPI_OP_NULL ||
-      PMPI_Op_commutative(c->op, &c->commutative) != MPI_SUCCESS) {
+  if (!known_pair &&
+      (c->op == MPI_OP_NULL ||
+       PMPI_Op_commutative(c->op, &c->commutative) != MPI_SUCCESS)) {
     rc = arg_error(c->comm, MPI_ERR_OP, "op is MPI_OP_NULL or not a valid op");
     goto out;
   }
@@ -97,13 +105,14 @@ static int check_args(pat_call *c, pat_reduce_alg alg, int *inter) {
     goto out;
   }
   /* Is op defined on datatype?  MPI checks this even for zero elements. */
-  {
+  if (!known_pair) {
     char dummy[1] = {0};
     if (PMPI_Reduce_local(dummy, dummy + 0, 0, c->datatype, c->op) !=
         MPI_SUCCESS) {
       rc = arg_error(c->comm, MPI_ERR_OP, "op is not defined for datatype");
       goto out;
     }
+    pat_type_op_remember(c->datatype, c->op, &c->type, c->commutative);
   }
   if (c->in_place)
     c->sendbuf = c->recvbuf;

@@ -32,6 +32,15 @@ typedef struct pat_type_info {
 /* Reads datatype's sizes and extents into info.  MPI error code. */
 int pat_type_info_get(MPI_Datatype datatype, pat_type_info *info);
 
+/* The facts the argument checks established for a (datatype, op) pair:
+ * pat_type_op_remember keeps them (for predefined handles only, the last
+ * pair per thread), pat_type_op_known gives them back with no MPI call
+ * and returns 1, or returns 0 and writes nothing. */
+void pat_type_op_remember(MPI_Datatype datatype, MPI_Op op,
+                          const pat_type_info *info, int commutative);
+int pat_type_op_known(MPI_Datatype datatype, MPI_Op op, pat_type_info *info,
+                      int *commutative);
+
 /* Everything an algorithm needs to serve one call. */
 typedef struct pat_call {
   const void *sendbuf; /* MPI_IN_PLACE already resolved: recvbuf at root */
@@ -358,6 +367,11 @@ int pat_comm_state_get(MPI_Comm comm, pat_comm_state **out);
 pat_comm_state *pat_comm_state_find(MPI_Comm comm);
 
 MPI_Comm pat_comm_state_priv(const pat_comm_state *st);
+
+/* Is comm the intracommunicator this thread looked up last, with its state
+ * alive?  Then writes its rank and size, with no MPI call (the checks of
+ * back-to-back calls); else returns 0 and writes nothing. */
+int pat_comm_state_known(MPI_Comm comm, int *rank, int *size);
 
 /* Tags a call may use on the private communicator (a dynamic protocol may
  * keep its control and data messages apart). */

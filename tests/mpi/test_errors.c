@@ -89,6 +89,71 @@ static void valid_call_still_works(MPI_Comm comm, const char *what) {
   }
 }
 
+/* Affine maps x -> a x + b as (a, b) pairs; op(in, inout) makes inout
+ * in o inout, so a reduction composes the ranks' maps in rank order (not
+ * commutative). */
+static void compose(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  double *f = in, *g = inout;
+  (void)dt;
+  for (int i = 0; i < *len; i++, f += 2, g += 2) {
+    g[1] = f[0] * g[1] + f[1];
+    g[0] = f[0] * g[0];
+  }
+}
+
+static void add_pairs(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  double *f = in, *g = inout;
+  (void)dt;
+  for (int i = 0; i < 2 * *len; i++)
+    g[i] += f[i];
+}
+
+/* The argument checks remember the facts of the last communicator and
+ * (datatype, op) pair: they must never outlive a handle.  An op refused
+ * for a datatype stays refused after a good call with the datatype;
+ * a user type or op freed and created anew (Open MPI tends to hand out
+ * the same handle) is read anew: the commutative sum's facts would let
+ * ring and butterfly reorder the non-commutative composition. */
+static void facts_follow_handles(MPI_Comm comm) {
+  double x = rank + 1, y = 0, in[2] = {2, rank + 1}, out[2], a = 1, b = 0;
+  int root = size - 1;
+  MPI_Datatype pair;
+  MPI_Op op;
+  check(pat_reduce_binomial(&x, &y, 1, MPI_DOUBLE, MPI_SUM, 0, comm) ==
+                MPI_SUCCESS &&
+            (rank != 0 || y == size * (size + 1) / 2.0),
+        "sum of doubles");
+  expect(MPI_ERR_OP, NULL, PAT_REDUCE_ALG_BINOMIAL, &x, &y, 1, MPI_DOUBLE,
+         MPI_BAND, 0, comm, "bitwise and on doubles after a sum of doubles");
+  for (int r = 0; r < size; r++) { /* (2, r + 1) composed in rank order */
+    b = a * (r + 1) + b;
+    a *= 2;
+  }
+  for (int round = 0; round < 2; round++) {
+    MPI_Type_contiguous(2, MPI_DOUBLE, &pair);
+    MPI_Type_commit(&pair);
+    MPI_Op_create(round == 0 ? add_pairs : compose, round == 0, &op);
+    for (int k = 0; k < PAT_REDUCE_ALG_COUNT; k++) {
+      char what[128];
+      int rc;
+      out[0] = out[1] = -1;
+      rc = pat_reduce_using((pat_reduce_alg)k, in, out, 1, pair, op, root,
+                            comm);
+      snprintf(what, sizeof what, "%s with a %s user op on a new handle",
+               pat_reduce_algorithm_name((pat_reduce_alg)k),
+               round == 0 ? "commutative" : "non-commutative");
+      check(rc == MPI_SUCCESS &&
+                (rank != root ||
+                 (round == 0 ? out[0] == 2.0 * size &&
+                                   out[1] == size * (size + 1) / 2.0
+                             : out[0] == a && out[1] == b)),
+            what);
+    }
+    MPI_Op_free(&op);
+    MPI_Type_free(&pair);
+  }
+}
+
 static void test_args(void) {
   int in[4] = {1, 2, 3, 4}, out[4];
   int root = size - 1;
@@ -164,6 +229,7 @@ static void test_args(void) {
     free(arr);
   }
 
+  facts_follow_handles(dup);
   valid_call_still_works(dup, "valid call after errors");
   valid_call_still_works(MPI_COMM_SELF, "valid call on self after errors");
   check(pat_reduce_last_algorithm(dup, &last) == PAT_SUCCESS &&
