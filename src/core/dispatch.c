@@ -5,7 +5,10 @@
  * duplicate.  Intercommunicators go to PMPI_Reduce untouched (said once
  * with PAT_REDUCE_VERBOSE): no algorithm here spans two groups.  Errors are
  * raised through the user's communicator's error handler, after a message that
- * names the bad argument and its value.
+ * names the bad argument and its value.  Calls back to back on one
+ * communicator with one predefined datatype and op make no PMPI query:
+ * what the last call established is remembered (comm.c, combine.c); the
+ * queries were a fifth of an 8-byte binomial call's instructions.
  */
 #include <math.h>
 #include <stdio.h>
