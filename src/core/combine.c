@@ -21,6 +21,7 @@
  * The executor's temporaries come in one block from the communicator's
  * scratch (pat_tmpbufs_alloc; why: exec.c, "Memory").
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,7 +95,7 @@ int pat_tmpbuf_alloc(pat_tmpbuf *buf, int count, MPI_Datatype datatype) {
     rc = block_alloc(buf, bytes, bytes);
   }
   if (rc == MPI_SUCCESS && count > 0)
-    buf->base = (char *)buf->raw - type.true_lb;
+    buf->base = pat_shift(buf->raw, -type.true_lb);
   return rc;
 }
 
@@ -140,7 +141,7 @@ int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
   }
   for (int k = 0; k < n && rc == MPI_SUCCESS; k++)
     if (counts[k] >= 0)
-      bufs[k].base = block + at[k] - type->true_lb;
+      bufs[k].base = pat_shift(block + at[k], -type->true_lb);
 out:
   return rc;
 }
@@ -166,12 +167,19 @@ void pat_tmpbuf_free(pat_tmpbuf *buf) {
   }
 }
 
+/* In integers: base may be NULL (MPI_BOTTOM, absolute addresses) and the
+ * address outside any object (a lower bound), which pointer arithmetic may
+ * not do. */
+char *pat_shift(const void *base, MPI_Aint bytes) {
+  return (char *)((uintptr_t)base + (uintptr_t)bytes);
+}
+
 char *pat_elem(char *base, int i, MPI_Aint extent) {
-  return base + (MPI_Aint)i * extent;
+  return pat_shift(base, (MPI_Aint)i * extent);
 }
 
 const char *pat_celem(const char *base, int i, MPI_Aint extent) {
-  return base + (MPI_Aint)i * extent;
+  return pat_shift(base, (MPI_Aint)i * extent);
 }
 
 int pat_type_info_get(MPI_Datatype datatype, pat_type_info *info) {

@@ -23,12 +23,51 @@ static int arg_error(MPI_Comm comm, int code, const char *msg) {
   return code;
 }
 
+/* What the datatype and op queries found: MPI error codes. */
+typedef struct type_op_rc {
+  int type, op, probe; /* the datatype, the op, the op on the datatype */
+} type_op_rc;
+
+/* Reads c's datatype facts and op commutativity, and whether the op is
+ * defined on the datatype (MPI checks that even for zero elements).
+ * These calls have no communicator, so their errors go to MPI_COMM_WORLD's
+ * handler (MPI_COMM_SELF's in MPI 4), fatal by default: they run with both
+ * returning, and the checks raise what they found on the caller's
+ * communicator.  Facts established before are not read again. */
+static type_op_rc type_op_facts(pat_call *c) {
+  type_op_rc rc = {MPI_SUCCESS, MPI_SUCCESS, MPI_SUCCESS};
+  MPI_Errhandler world, self;
+  char dummy[1] = {0};
+  if (pat_type_op_known(c->datatype, c->op, &c->type, &c->commutative))
+    return rc;
+  PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &world);
+  PMPI_Comm_get_errhandler(MPI_COMM_SELF, &self);
+  PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  rc.type = c->datatype == MPI_DATATYPE_NULL
+                ? MPI_ERR_TYPE
+                : pat_type_info_get(c->datatype, &c->type);
+  rc.op = c->op == MPI_OP_NULL ? MPI_ERR_OP
+                               : PMPI_Op_commutative(c->op, &c->commutative);
+  if (rc.type == MPI_SUCCESS && rc.op == MPI_SUCCESS)
+    rc.probe = PMPI_Reduce_local(dummy, dummy + 0, 0, c->datatype, c->op);
+  PMPI_Comm_set_errhandler(MPI_COMM_WORLD, world);
+  PMPI_Comm_set_errhandler(MPI_COMM_SELF, self);
+  PMPI_Errhandler_free(&world);
+  PMPI_Errhandler_free(&self);
+  if (rc.type == MPI_SUCCESS && rc.op == MPI_SUCCESS &&
+      rc.probe == MPI_SUCCESS)
+    pat_type_op_remember(c->datatype, c->op, &c->type, c->commutative);
+  return rc;
+}
+
 /* Checks a call's arguments and fills in what the algorithms need.  An
  * intercommunicator is left to the caller: *inter = 1 and MPI_SUCCESS,
  * nothing else checked (MPI_ROOT and MPI_PROC_NULL are its roots). */
 static int check_args(pat_call *c, pat_reduce_alg alg, int *inter) {
   char msg[600];
-  int rc = MPI_SUCCESS, known_comm, known_pair;
+  int rc = MPI_SUCCESS, known_comm;
+  type_op_rc found;
 
   *inter = 0;
   if (c->comm == MPI_COMM_NULL) {
@@ -63,18 +102,13 @@ static int check_args(pat_call *c, pat_reduce_alg alg, int *inter) {
     rc = arg_error(c->comm, MPI_ERR_COUNT, msg);
     goto out;
   }
-  known_pair =
-      pat_type_op_known(c->datatype, c->op, &c->type, &c->commutative);
-  if (!known_pair &&
-      (c->datatype == MPI_DATATYPE_NULL ||
-       pat_type_info_get(c->datatype, &c->type) != MPI_SUCCESS)) {
+  found = type_op_facts(c);
+  if (found.type != MPI_SUCCESS) {
     rc = arg_error(c->comm, MPI_ERR_TYPE,
                    "datatype is MPI_DATATYPE_NULL or not a valid datatype");
     goto out;
   }
-  if (!known_pair &&
-      (c->op == MPI_OP_NULL ||
-       PMPI_Op_commutative(c->op, &c->commutative) != MPI_SUCCESS)) {
+  if (found.op != MPI_SUCCESS) {
     rc = arg_error(c->comm, MPI_ERR_OP, "op is MPI_OP_NULL or not a valid op");
     goto out;
   }
@@ -93,9 +127,15 @@ static int check_args(pat_call *c, pat_reduce_alg alg, int *inter) {
     rc = arg_error(c->comm, MPI_ERR_BUFFER, msg);
     goto out;
   }
-  if (c->count > 0 && ((!c->in_place && c->sendbuf == NULL) ||
-                       (c->rank == c->root && c->recvbuf == NULL))) {
-    snprintf(msg, sizeof msg, "%s is NULL on rank %d with count=%d",
+  /* NULL is MPI_BOTTOM in Open MPI: an error only for a datatype that
+   * addresses from the buffer (data from true lower bound 0), as MPI's
+   * own check has it */
+  if (c->count > 0 && c->type.size > 0 && c->type.true_lb == 0 &&
+      ((!c->in_place && c->sendbuf == NULL) ||
+       (c->rank == c->root && c->recvbuf == NULL))) {
+    snprintf(msg, sizeof msg,
+             "%s is NULL on rank %d with count=%d and a datatype whose "
+             "data starts at the buffer; MPI_BOTTOM needs absolute addresses",
              c->rank == c->root && c->recvbuf == NULL ? "recvbuf" : "sendbuf",
              c->rank, c->count);
     rc = arg_error(c->comm, MPI_ERR_BUFFER, msg);
@@ -107,15 +147,17 @@ static int check_args(pat_call *c, pat_reduce_alg alg, int *inter) {
                    "pass MPI_IN_PLACE as sendbuf instead");
     goto out;
   }
-  /* Is op defined on datatype?  MPI checks this even for zero elements. */
-  if (!known_pair) {
-    char dummy[1] = {0};
-    if (PMPI_Reduce_local(dummy, dummy + 0, 0, c->datatype, c->op) !=
-        MPI_SUCCESS) {
-      rc = arg_error(c->comm, MPI_ERR_OP, "op is not defined for datatype");
-      goto out;
-    }
-    pat_type_op_remember(c->datatype, c->op, &c->type, c->commutative);
+  if (found.probe != MPI_SUCCESS) { /* MPI's class: OP, or TYPE (uncommitted) */
+    char why[MPI_MAX_ERROR_STRING];
+    int len = 0, cls = MPI_ERR_OP;
+    PMPI_Error_class(found.probe, &cls);
+    PMPI_Error_string(found.probe, why, &len);
+    snprintf(msg, sizeof msg,
+             "op is not defined for datatype, or datatype cannot be "
+             "used (MPI_Reduce_local: %s)",
+             why);
+    rc = arg_error(c->comm, cls, msg);
+    goto out;
   }
   if (c->in_place)
     c->sendbuf = c->recvbuf;

@@ -105,25 +105,30 @@ struct pat_exec {
   int may_block; /* a lone transfer may run as a blocking call */
   /* the state whose PAT_SCRATCH_EXEC block x is, or NULL: x is malloc'd */
   pat_comm_state *pool;
-  /* buffers by slot, readable and writable addresses of element 0, set
-   * for slots 0 .. nslots - 1 (buffers_alloc) */
-  int nslots;
+  /* buffers by slot: bit s of readable (writable) says slot s may be read
+   * (written), rd[s] (wr[s]) is the address of its element 0 then, which
+   * may be NULL: MPI_BOTTOM with absolute addresses (buffers_alloc) */
+  unsigned readable, writable;
   const char *rd[PAT_SLOT_MAX];
   char *wr[PAT_SLOT_MAX];
   const pat_call *call; /* the caller's: it outlives the run */
 };
 
 /* Address checks: a program naming a slot this rank lacks is an internal
- * error, never a write through NULL. */
+ * error, never a write through a missing buffer. */
+static int has(unsigned mask, int slot) {
+  return slot >= 0 && slot < PAT_SLOT_MAX && (mask >> slot & 1u);
+}
+
 static int rd_at(const pat_exec *x, int slot, int elem, const char **p) {
-  if (slot < 0 || slot >= x->nslots || x->rd[slot] == NULL)
+  if (!has(x->readable, slot))
     return MPI_ERR_INTERN;
   *p = pat_celem(x->rd[slot], elem, x->extent);
   return MPI_SUCCESS;
 }
 
 static int wr_at(const pat_exec *x, int slot, int elem, char **p) {
-  if (slot < 0 || slot >= x->nslots || x->wr[slot] == NULL)
+  if (!has(x->writable, slot))
     return MPI_ERR_INTERN;
   *p = pat_elem(x->wr[slot], elem, x->extent);
   return MPI_SUCCESS;
@@ -139,15 +144,14 @@ static int buffers_alloc(pat_exec *x) {
   const pat_deps *d = x->deps;
   int rc = MPI_SUCCESS, counts[PAT_SLOT_MAX];
   pat_tmpbuf tmp[PAT_SLOT_MAX];
+  unsigned root = c->rank == c->root;
   x->rd[PAT_SLOT_SEND] = c->sendbuf;
-  x->wr[PAT_SLOT_SEND] = c->in_place ? c->recvbuf : NULL;
-  x->rd[PAT_SLOT_RECV] = c->rank == c->root ? c->recvbuf : NULL;
-  x->wr[PAT_SLOT_RECV] = c->rank == c->root ? c->recvbuf : NULL;
-  x->nslots = PAT_SLOT_TMP0 + d->ntmp;
-  for (int slot = PAT_SLOT_TMP0; slot < x->nslots; slot++) {
-    x->rd[slot] = NULL;
-    x->wr[slot] = NULL;
-  }
+  x->wr[PAT_SLOT_SEND] = c->recvbuf; /* in place */
+  x->rd[PAT_SLOT_RECV] = c->recvbuf;
+  x->wr[PAT_SLOT_RECV] = c->recvbuf;
+  x->readable = 1u << PAT_SLOT_SEND | root << PAT_SLOT_RECV;
+  x->writable = (unsigned)(c->in_place != 0) << PAT_SLOT_SEND |
+                root << PAT_SLOT_RECV;
   if (d->ntmp == 0)
     return rc;
   for (int k = 0; k < d->ntmp; k++) {
@@ -159,11 +163,13 @@ static int buffers_alloc(pat_exec *x) {
   rc = pat_tmpbufs_alloc(c->state, d->ntmp, counts, &c->type, tmp);
   x->tmp = tmp[0];
   for (int k = 0; rc == MPI_SUCCESS && k < d->ntmp; k++)
-    if (tmp[k].base != NULL) {
+    if (counts[k] >= 0) {
       /* element lo of the slot is the buffer's first */
       int slot = PAT_SLOT_TMP0 + k;
-      x->rd[slot] = tmp[k].base - (MPI_Aint)d->tmp_lo[slot] * x->extent;
-      x->wr[slot] = tmp[k].base - (MPI_Aint)d->tmp_lo[slot] * x->extent;
+      x->wr[slot] = pat_elem(tmp[k].base, -d->tmp_lo[slot], x->extent);
+      x->rd[slot] = x->wr[slot];
+      x->readable |= 1u << slot;
+      x->writable |= 1u << slot;
     }
   return rc;
 }
@@ -468,7 +474,7 @@ static int exec_alloc(pat_comm_state *st, int n, pat_exec **out) {
   x->nready = x->rhead = x->nlocal = x->lhead = x->nheld = 0;
   x->ninflight = x->nrecv = x->first = x->ndone = 0;
   x->max_outstanding = x->max_sends = x->timed = x->may_block = 0;
-  x->nslots = 0; /* no buffer yet */
+  x->readable = x->writable = 0; /* no buffer yet */
   x->call = NULL;
   x->pool = pool;
   x->posted = (double *)(block + at_posted);

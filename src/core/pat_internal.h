@@ -463,6 +463,9 @@ int pat_tmpbufs_alloc(pat_comm_state *st, int n, const int *counts,
                       const pat_type_info *type, pat_tmpbuf *bufs);
 void pat_tmpbuf_free(pat_tmpbuf *buf);
 
+/* base + bytes, computed in integers (base may be NULL: MPI_BOTTOM). */
+char *pat_shift(const void *base, MPI_Aint bytes);
+
 /* Address of element i of a buffer. */
 char *pat_elem(char *base, int i, MPI_Aint extent);
 const char *pat_celem(const char *base, int i, MPI_Aint extent);

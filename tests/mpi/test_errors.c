@@ -7,6 +7,10 @@
  *   test_errors env    run with a bad PAT_REDUCE_* variable: every call
  *                      returns MPI_ERR_ARG and the message, printed once,
  *                      names the variable, the value and the valid values
+ *   test_errors handler  MPI_COMM_WORLD and MPI_COMM_SELF stay fatal: an
+ *                      op not defined on a datatype and an uncommitted
+ *                      datatype come back with MPI's class on the caller's
+ *                      MPI_ERRORS_RETURN communicator, no abort
  *   test_errors fatal  a bad root under MPI_ERRORS_ARE_FATAL aborts the job
  *                      (tests/mpi/expect_abort.sh checks that it does)
  */
@@ -253,6 +257,31 @@ static void test_args(void) {
   }
 }
 
+/* MPI_COMM_WORLD and MPI_COMM_SELF keep MPI_ERRORS_ARE_FATAL; the caller's
+ * communicator returns errors.  Errors that only MPI itself can find (an
+ * op not defined on a datatype, an uncommitted datatype) must come back
+ * with MPI's class through the caller's handler, not abort the job
+ * through the handler of the communicator-less query that finds them. */
+static void test_handler(void) {
+  double d[2] = {1, 2}, e[2];
+  MPI_Datatype loose;
+  MPI_Op op;
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+  expect(MPI_ERR_OP, "op is not defined for datatype", PAT_REDUCE_ALG_BINOMIAL,
+         d, e, 1, MPI_DOUBLE, MPI_BAND, 0, dup,
+         "bitwise and on doubles under a fatal MPI_COMM_WORLD");
+  MPI_Type_contiguous(2, MPI_DOUBLE, &loose); /* never committed */
+  MPI_Op_create(add_pairs, 1, &op);
+  expect(MPI_ERR_TYPE, NULL, PAT_REDUCE_ALG_BINOMIAL, d, e, 1, loose, op, 0,
+         dup, "an uncommitted datatype under a fatal MPI_COMM_WORLD");
+  MPI_Op_free(&op);
+  MPI_Type_free(&loose);
+  valid_call_still_works(dup, "valid call after returned errors");
+  MPI_Comm_free(&dup);
+}
+
 static void test_env(void) {
   char text[2048], want[512];
   int in = 1, out = 0, rc;
@@ -303,9 +332,13 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 0; /* the test expects a failure: reaching here passes nothing */
   }
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-  if (strcmp(mode, "env") == 0)
+  if (strcmp(mode, "handler") != 0) {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  }
+  if (strcmp(mode, "handler") == 0)
+    test_handler();
+  else if (strcmp(mode, "env") == 0)
     test_env();
   else
     test_args();
