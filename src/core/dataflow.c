@@ -240,13 +240,17 @@ static void tmp_ranges(const pat_sched_op *ops, int nops, pat_deps *d) {
   }
 }
 
-/* Does no round of the program hold two transfers, the rounds of its
- * transfers increasing? */
-static int one_transfer_per_round(const pat_sched_op *ops, int nops) {
-  int ok = 1, last = -1;
+/* Is the program a tree node's: receives, then at most one send, each
+ * transfer in a round of its own (the rounds of its transfers increase)?
+ * A pipeline's program, whose receives and sends alternate, is not: there
+ * the dataflow posts the next receive while a send is in flight. */
+static int tree_shaped(const pat_sched_op *ops, int nops) {
+  int ok = 1, last = -1, sends = 0;
   for (int i = 0; i < nops && ok; i++)
     if (ops[i].kind == PAT_SCHED_SEND || ops[i].kind == PAT_SCHED_RECV) {
-      ok = ops[i].round > last;
+      sends += ops[i].kind == PAT_SCHED_SEND;
+      ok = ops[i].round > last &&
+           (ops[i].kind == PAT_SCHED_SEND ? sends == 1 : sends == 0);
       last = ops[i].round;
     }
   return ok;
@@ -339,7 +343,7 @@ int pat_deps_alloc(const pat_sched_op *ops, int nops, int in_place_root,
         b.edge[2 * e + 1];
   b.err = link_channels(ops, nops, d);
   tmp_ranges(ops, nops, d);
-  d->in_order = one_transfer_per_round(ops, nops);
+  d->in_order = tree_shaped(ops, nops);
 out:
   for (int s = 0; s < PAT_SLOT_MAX; s++) {
     free(b.lastw[s]);

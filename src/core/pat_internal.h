@@ -187,8 +187,9 @@ typedef struct pat_deps {
    * program touches (tmp_hi < tmp_lo: unused; set for every slot); the
    * temporaries up to the last one used: PAT_SLOT_TMP0 .. + ntmp - 1 */
   int tmp_lo[PAT_SLOT_MAX], tmp_hi[PAT_SLOT_MAX], ntmp;
-  /* no round holds two transfers: the program may run op by op in its
-   * order, each transfer a blocking call (exec.c) */
+  /* a tree node's program: receives, then at most one send, no round with
+   * two transfers; it may run op by op in its order, each transfer a
+   * blocking call (exec.c) */
   int in_order;
 } pat_deps;
 

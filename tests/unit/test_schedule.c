@@ -506,14 +506,16 @@ static int in_order(const pat_sched_op *ops, int n) {
   return flag;
 }
 
-/* The executor runs a program op by op, with blocking transfers, when no
- * round holds two of its transfers (pat_deps.in_order; exec.c proves that
- * safe from the validator's round gate): every commutative binomial
- * program, for every P, root and rank, qualifies, and the non-commutative
- * ones for root 0; the rendezvous cycle above (a send and a receive in
- * one round), a ring's step, rounds that decrease, and the root of a
- * non-commutative tree for another root (two halves in one round) do
- * not. */
+/* The executor runs a program op by op, with blocking transfers, when it
+ * is a tree node's: receives, then at most one send, no round with two
+ * transfers (pat_deps.in_order; exec.c proves that safe from the
+ * validator's round gate): every commutative binomial program, for every
+ * P, root and rank, qualifies, and the non-commutative ones for root 0;
+ * the rendezvous cycle above (a send and a receive in one round), a
+ * ring's step, rounds that decrease, a chain's middle rank on two
+ * segments (sends and receives alternate: the dataflow overlaps them), and
+ * the root of a non-commutative tree for another root (two halves in one
+ * round) do not. */
 static void in_order_is_one_transfer_per_round(void **state) {
   const pat_sched_op send_recv[] = {
       {PAT_SCHED_SEND, 0, 1, PAT_SLOT_SEND, -1, 0, 1},
@@ -527,11 +529,21 @@ static void in_order_is_one_transfer_per_round(void **state) {
   const pat_sched_op decreasing[] = {
       {PAT_SCHED_RECV, 1, 1, -1, PAT_SLOT_TMP0, 0, 1},
       {PAT_SCHED_SEND, 0, 2, PAT_SLOT_TMP0, -1, 0, 1}};
+  /* a chain's middle rank on two segments, one transfer per round */
+  const pat_sched_op chain[] = {
+      {PAT_SCHED_RECV, 0, 2, -1, PAT_SLOT_TMP0, 0, 1},
+      {PAT_SCHED_COMBINE, 0, -1, PAT_SLOT_SEND, PAT_SLOT_TMP0, 0, 1},
+      {PAT_SCHED_SEND, 1, 0, PAT_SLOT_TMP0, -1, 0, 1},
+      {PAT_SCHED_RECV, 2, 2, -1, PAT_SLOT_TMP0, 1, 1},
+      {PAT_SCHED_COMBINE, 2, -1, PAT_SLOT_SEND, PAT_SLOT_TMP0, 1, 1},
+      {PAT_SCHED_SEND, 3, 0, PAT_SLOT_TMP0, -1, 1, 1}};
   (void)state;
   assert_int_equal(in_order(send_recv, 2), 0);
   assert_int_equal(in_order(tree, 5), 1);
   assert_int_equal(in_order(tree, 0), 1);
   assert_int_equal(in_order(decreasing, 2), 0);
+  assert_int_equal(in_order(chain, 6), 0);
+  assert_int_equal(in_order(chain, 3), 1); /* one segment: a tree node */
   for (int P = 1; P <= 33; P++)
     for (int root = 0; root < P; root++)
       for (int comm = 0; comm < 2; comm++) {
