@@ -2,14 +2,30 @@
  * patreduce_info: prints the algorithm table with each algorithm's
  * tunables, and every environment variable the library reads, from the
  * tables themselves (no MPI run needed).
+ *
+ *   patreduce_info           the tables
+ *   patreduce_info --check   this environment: every variable's effective
+ *                            value, and each bad one with the message a
+ *                            call would fail with (each variable is parsed
+ *                            alone, the others at their defaults, so every
+ *                            bad one is named, not only the first), and
+ *                            every PAT_REDUCE_* name that is no variable
+ *                            (a typo the library would silently ignore);
+ *                            exit 2 if anything is wrong, else 0
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core/pat_internal.h"
 
-int main(void) {
-  const pat_env_var *vars[128];
-  int n = pat_env_all(vars, 128);
+extern char **environ;
+
+#define VARS_MAX 128
+
+static int print_tables(void) {
+  const pat_env_var *vars[VARS_MAX];
+  int n = pat_env_all(vars, VARS_MAX);
   printf("Algorithms (PAT_REDUCE_ALGORITHM, case-insensitive):\n");
   for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++) {
     const pat_alg_row *row = pat_alg_table[i];
@@ -20,9 +36,77 @@ int main(void) {
     printf("%s\n", row->env && row->env->name ? "]" : "");
   }
   printf("\nEnvironment variables:\n");
-  for (int i = 0; i < n && i < 128; i++)
+  for (int i = 0; i < n && i < VARS_MAX; i++)
     printf("  %-26s (default %s) %s\n", vars[i]->name,
            vars[i]->fallback[0] ? vars[i]->fallback : "none",
            vars[i]->description);
   return 0;
+}
+
+/* The variable parsed alone: the process's value of it, nothing else. */
+static const char *alone_name;
+static const char *alone_getenv(const char *name) {
+  return strcmp(name, alone_name) == 0 ? getenv(name) : NULL;
+}
+
+/* Is the NAME=... entry of environ one of the library's variables? */
+static int known(const char *entry, const pat_env_var *const *vars, int n) {
+  size_t len = strcspn(entry, "=");
+  for (int i = 0; i < n; i++)
+    if (strlen(vars[i]->name) == len && strncmp(vars[i]->name, entry, len) == 0)
+      return 1;
+  return 0;
+}
+
+static int check(void) {
+  const pat_env_var *vars[VARS_MAX];
+  int n = pat_env_all(vars, VARS_MAX), bad = 0;
+  pat_config *cfg = malloc(sizeof *cfg);
+  if (cfg == NULL || n > VARS_MAX) {
+    fprintf(stderr, "patreduce_info: out of memory\n");
+    free(cfg);
+    return 2;
+  }
+  printf("patreduce settings of this environment:\n");
+  for (int i = 0; i < n; i++) {
+    const char *v = getenv(vars[i]->name);
+    int set = v != NULL && v[0] != '\0';
+    alone_name = vars[i]->name;
+    pat_config_parse(cfg, alone_getenv);
+    printf("  %-29s %s%s", vars[i]->name,
+           set ? v : vars[i]->fallback[0] ? vars[i]->fallback : "none",
+           set ? "" : " (default)");
+    if (set && cfg->error != PAT_SUCCESS) {
+      printf("  BAD: %s", cfg->why);
+      bad++;
+    }
+    printf("\n");
+  }
+  for (char **e = environ; e != NULL && *e != NULL; e++)
+    if (strncmp(*e, "PAT_REDUCE_", 11) == 0 && !known(*e, vars, n)) {
+      printf("  %.*s is not a patreduce variable (ignored); see "
+             "patreduce_info for the list\n",
+             (int)strcspn(*e, "="), *e);
+      bad++;
+    }
+  printf("%s\n", bad == 0 ? "OK" : "BAD SETTINGS: calls would fail, or a "
+                                   "setting would be ignored");
+  free(cfg);
+  return bad == 0 ? 0 : 2;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 1)
+    return print_tables();
+  if (argc == 2 && strcmp(argv[1], "--check") == 0)
+    return check();
+  fprintf(stderr,
+          "usage: patreduce_info [--check]\n"
+          "  (none)    the algorithms and the environment variables\n"
+          "  --check   this environment's settings, each bad one named "
+          "(exit 2)\n");
+  return argc == 2 && (strcmp(argv[1], "--help") == 0 ||
+                       strcmp(argv[1], "-h") == 0)
+             ? 0
+             : 2;
 }
