@@ -270,28 +270,39 @@ static int run_local(pat_exec *x, int i) {
   return rc;
 }
 
-static int post(pat_exec *x, int i) {
+/* Starts transfer i: posted as *req, or with req NULL run as one blocking
+ * call (PMPI_Send, PMPI_Recv). */
+static int transfer(pat_exec *x, int i, MPI_Request *req) {
   const pat_sched_op *op = &x->ops[i];
   const pat_call *c = x->call;
-  MPI_Request *req = &x->reqs[x->ninflight];
   int rc;
-  x->posted[i] = stamp(x);
   if (op->kind == PAT_SCHED_RECV) {
     char *to;
     rc = wr_at(x, op->dst, op->offset, &to);
     if (rc == MPI_SUCCESS)
-      rc = PMPI_Irecv(to, op->count, c->datatype, op->peer, c->tag, c->priv,
-                      req);
+      rc = req != NULL ? PMPI_Irecv(to, op->count, c->datatype, op->peer,
+                                    c->tag, c->priv, req)
+                       : PMPI_Recv(to, op->count, c->datatype, op->peer,
+                                   c->tag, c->priv, MPI_STATUS_IGNORE);
   } else {
     const char *from;
     rc = rd_at(x, op->src, op->offset, &from);
     if (rc == MPI_SUCCESS)
-      rc = PMPI_Isend(from, op->count, c->datatype, op->peer, c->tag, c->priv,
-                      req);
+      rc = req != NULL ? PMPI_Isend(from, op->count, c->datatype, op->peer,
+                                    c->tag, c->priv, req)
+                       : PMPI_Send(from, op->count, c->datatype, op->peer,
+                                   c->tag, c->priv);
   }
+  return rc;
+}
+
+static int post(pat_exec *x, int i) {
+  int rc;
+  x->posted[i] = stamp(x);
+  rc = transfer(x, i, &x->reqs[x->ninflight]);
   if (rc == MPI_SUCCESS) {
     x->req_op[x->ninflight++] = i;
-    x->nrecv += op->kind == PAT_SCHED_RECV;
+    x->nrecv += x->ops[i].kind == PAT_SCHED_RECV;
     x->state[i] = STARTED;
   }
   return rc;
@@ -312,22 +323,8 @@ static int alone(const pat_exec *x, int i) {
  * posting it alone and waiting for it does, without a request.  At 8 B
  * this was a third of the executor's instructions per call. */
 static int transfer_blocking(pat_exec *x, int i) {
-  const pat_sched_op *op = &x->ops[i];
-  const pat_call *c = x->call;
   double posted = stamp(x);
-  int rc;
-  if (op->kind == PAT_SCHED_RECV) {
-    char *to;
-    rc = wr_at(x, op->dst, op->offset, &to);
-    if (rc == MPI_SUCCESS)
-      rc = PMPI_Recv(to, op->count, c->datatype, op->peer, c->tag, c->priv,
-                     MPI_STATUS_IGNORE);
-  } else {
-    const char *from;
-    rc = rd_at(x, op->src, op->offset, &from);
-    if (rc == MPI_SUCCESS)
-      rc = PMPI_Send(from, op->count, c->datatype, op->peer, c->tag, c->priv);
-  }
+  int rc = transfer(x, i, NULL);
   if (rc == MPI_SUCCESS)
     note_transfer(x, i, posted, stamp(x));
   return rc;
