@@ -9,7 +9,7 @@ MPIEXEC_FLAGS ?= --oversubscribe --bind-to none --mca mpi_yield_when_idle 1
 export OMPI_ALLOW_RUN_AS_ROOT = 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
 
-.PHONY: all deps build demo test test-long reproduce clean
+.PHONY: all deps build demo test test-long test-tsan reproduce clean
 all: build
 
 deps:
@@ -52,6 +52,13 @@ test: build
 # The exhaustive sweeps too slow for every run (ctest label long).
 test-long: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L long
+
+# The threads test (8 threads per rank, first calls at once) under
+# ThreadSanitizer, in its own build directory; only what it needs is built.
+test-tsan: deps
+	cmake -S . -B build-tsan -DPATREDUCE_TSAN=ON $(CMAKE_FLAGS)
+	cmake --build build-tsan -j $(JOBS) --target test_threads
+	cd build-tsan && ctest --output-on-failure -R '^mpi_threads'
 
 clean:
 	rm -rf $(BUILD)

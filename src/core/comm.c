@@ -80,8 +80,12 @@ struct pat_comm_state {
   size_t trace_cap, trace_n, trace_dropped;
 };
 
+/* Made by the first call of any thread (ensure_keyvals, under
+ * keyval_lock); keyvals_made (release, acquire) publishes them. */
 static int pat_state_keyval = MPI_KEYVAL_INVALID;
 static int pat_finalize_keyval = MPI_KEYVAL_INVALID;
+static atomic_int keyvals_made;
+static pthread_mutex_t keyval_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* True once MPI_Finalize has marked MPI finalized.  Open MPI and MPICH
  * delete MPI_COMM_SELF's attributes before that, with MPI usable; SimGrid
@@ -152,23 +156,30 @@ static int finalize_hook(MPI_Comm comm, int keyval, void *value, void *extra) {
   /* freeing a keyval only marks it; MPI drops it with this attribute */
   if (pat_finalize_keyval != MPI_KEYVAL_INVALID)
     PMPI_Comm_free_keyval(&pat_finalize_keyval);
+  atomic_store(&keyvals_made, 0);
   return MPI_SUCCESS;
 }
 
 static int ensure_keyvals(void) {
   int rc = MPI_SUCCESS;
-  if (pat_state_keyval != MPI_KEYVAL_INVALID)
+  if (atomic_load_explicit(&keyvals_made, memory_order_acquire))
+    return rc;
+  PAT_LOCK(&keyval_lock);
+  if (atomic_load_explicit(&keyvals_made, memory_order_relaxed))
     goto out;
-  rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, state_delete,
-                               &pat_state_keyval, NULL);
-  if (rc != MPI_SUCCESS)
-    goto out;
-  rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_hook,
-                               &pat_finalize_keyval, NULL);
-  if (rc != MPI_SUCCESS)
-    goto out;
-  rc = PMPI_Comm_set_attr(MPI_COMM_SELF, pat_finalize_keyval, NULL);
+  if (pat_state_keyval == MPI_KEYVAL_INVALID)
+    rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, state_delete,
+                                 &pat_state_keyval, NULL);
+  if (rc == MPI_SUCCESS && pat_finalize_keyval == MPI_KEYVAL_INVALID) {
+    rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_hook,
+                                 &pat_finalize_keyval, NULL);
+    if (rc == MPI_SUCCESS)
+      rc = PMPI_Comm_set_attr(MPI_COMM_SELF, pat_finalize_keyval, NULL);
+  }
+  if (rc == MPI_SUCCESS)
+    atomic_store_explicit(&keyvals_made, 1, memory_order_release);
 out:
+  PAT_UNLOCK(&keyval_lock);
   return rc;
 }
 
@@ -176,7 +187,7 @@ pat_comm_state *pat_comm_state_find(MPI_Comm comm) {
   pat_comm_state *st = NULL;
   void *value = NULL;
   int found = 0;
-  if (pat_state_keyval != MPI_KEYVAL_INVALID &&
+  if (atomic_load_explicit(&keyvals_made, memory_order_acquire) &&
       PMPI_Comm_get_attr(comm, pat_state_keyval, &value, &found) ==
           MPI_SUCCESS &&
       found)

@@ -1,12 +1,16 @@
 /*
  * Configuration from the environment, parsed once per process and cached
- * (the only mutable global state besides the attribute keyvals).  A bad
- * value is not ignored: it is kept as an error that every call reports.
+ * (the only mutable global state besides the attribute keyvals), by the
+ * first thread that needs it (MPI_THREAD_MULTIPLE: tests/mpi/test_threads.c
+ * under ThreadSanitizer).  A bad value is not ignored: it is kept as an
+ * error that every call reports.  pat_reduce_config_reload must not run
+ * while other threads call the library.
  */
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,17 +269,28 @@ out:
 
 static const char *process_getenv(const char *name) { return getenv(name); }
 
+/* The configuration is parsed once, by the first thread that needs it,
+ * under config_lock; loaded (release, acquire) publishes it to the others
+ * with no lock on the way in.  The warnings table has a lock of its own:
+ * parsing may warn. */
+static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
-  int loaded;
+  atomic_int loaded;
   pat_config cfg;
   unsigned long long warned[PAT_WARN_MAX]; /* hashes of messages printed */
   int nwarned;
 } pat_config_cache;
 
 const pat_config *pat_config_get(void) {
-  if (!pat_config_cache.loaded) {
-    pat_config_parse(&pat_config_cache.cfg, process_getenv);
-    pat_config_cache.loaded = 1;
+  if (!atomic_load_explicit(&pat_config_cache.loaded, memory_order_acquire)) {
+    PAT_LOCK(&config_lock);
+    if (!atomic_load_explicit(&pat_config_cache.loaded,
+                              memory_order_relaxed)) {
+      pat_config_parse(&pat_config_cache.cfg, process_getenv);
+      atomic_store_explicit(&pat_config_cache.loaded, 1, memory_order_release);
+    }
+    PAT_UNLOCK(&config_lock);
   }
   return &pat_config_cache.cfg;
 }
@@ -285,8 +300,12 @@ const void *pat_config_alg(const pat_config *cfg, pat_reduce_alg alg) {
 }
 
 void pat_reduce_config_reload(void) {
-  pat_config_cache.loaded = 0;
+  PAT_LOCK(&config_lock);
+  atomic_store_explicit(&pat_config_cache.loaded, 0, memory_order_release);
+  PAT_UNLOCK(&config_lock);
+  PAT_LOCK(&warn_lock);
   pat_config_cache.nwarned = 0;
+  PAT_UNLOCK(&warn_lock);
 }
 
 /* FNV-1a: messages are told apart by their text. */
@@ -328,11 +347,14 @@ void pat_warn_once(const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   h = text_hash(msg);
+  PAT_LOCK(&warn_lock);
   for (int i = 0; i < pat_config_cache.nwarned; i++)
     if (pat_config_cache.warned[i] == h)
-      return;
+      goto out;
   if (pat_config_cache.nwarned < PAT_WARN_MAX)
     pat_config_cache.warned[pat_config_cache.nwarned++] = h;
   fprintf(stderr, "patreduce: %s\n", msg);
   fflush(stderr);
+out:
+  PAT_UNLOCK(&warn_lock);
 }

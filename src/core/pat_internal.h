@@ -10,6 +10,7 @@
 #include <stdalign.h>
 
 #include <mpi.h>
+#include <pthread.h>
 
 #include "reduce/pat_pat.h"
 #include "reduce/pat_reduce.h"
@@ -357,6 +358,21 @@ void pat_warn_once(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+
+/* ---- locks --------------------------------------------------------------- */
+
+/* The locks of the process-wide state made on first use (configuration,
+ * warnings, keyvals), so that threads of an MPI_THREAD_MULTIPLE program may
+ * make their first calls at once.  None in the SMPI build: its simulated
+ * ranks take turns on shared threads, and a lock held by one rank when the
+ * simulator switches to another would be taken again by the same thread. */
+#ifdef PATREDUCE_SMPI
+#define PAT_LOCK(m) ((void)(m))
+#define PAT_UNLOCK(m) ((void)(m))
+#else
+#define PAT_LOCK(m) pthread_mutex_lock(m)
+#define PAT_UNLOCK(m) pthread_mutex_unlock(m)
+#endif
 
 /* ---- per-communicator state ------------------------------------------- */
 
