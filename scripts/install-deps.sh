@@ -2,7 +2,7 @@
 # Installs the Debian packages patreduce needs, only those missing.
 # As root it runs apt-get; otherwise it prints the command and stops.
 set -eu
-PACKAGES="cmake make gcc pkg-config libopenmpi-dev openmpi-bin libgsl-dev libcmocka-dev spin libsimgrid-dev gnuplot-nox"
+PACKAGES="cmake make gcc gfortran pkg-config libopenmpi-dev openmpi-bin libgsl-dev libcmocka-dev spin libsimgrid-dev gnuplot-nox"
 missing=""
 for p in $PACKAGES; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
