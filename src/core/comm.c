@@ -148,6 +148,12 @@ static int finalize_hook(MPI_Comm comm, int keyval, void *value, void *extra) {
   (void)extra;
   if (mpi_finalized())
     return MPI_SUCCESS;
+  if (pat_config_get()->verbose >= 1) { /* one summary: MPI_COMM_WORLD's rank 0 */
+    int wrank = -1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    if (wrank == 0)
+      pat_dispatch_summary(wrank);
+  }
   if (pat_state_keyval != MPI_KEYVAL_INVALID) {
     if (pat_comm_state_find(MPI_COMM_WORLD) != NULL)
       PMPI_Comm_delete_attr(MPI_COMM_WORLD, pat_state_keyval);

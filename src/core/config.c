@@ -25,8 +25,10 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                            "the algorithm table, case-insensitive"},
     [PAT_ENV_VERBOSE] =
         {"PAT_REDUCE_VERBOSE", "0",
-         "0 quiet; 1 report each fallback once; 2 also report every call "
-         "(rank, call number, algorithm) on stderr",
+         "0 quiet; 1 one line per communicator at its first call (rank 0: "
+         "the algorithm that served it), each fallback once, and at "
+         "MPI_Finalize rank 0's calls per algorithm and fallbacks; 2 also "
+         "every call (rank, call number, count, root, algorithm), on stderr",
          1},
     [PAT_ENV_PREDICTOR] = {"PAT_REDUCE_PREDICTOR", "sma:5",
                            "arrival-time predictor of the clairvoyant "

@@ -11,6 +11,7 @@
  * queries were a fifth of an 8-byte binomial call's instructions.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "pat_internal.h"
@@ -229,6 +230,47 @@ static int told(pat_call *c, const oracle *orc) {
   return have;
 }
 
+/* PAT_REDUCE_VERBOSE >= 1: the calls each row served in this process, and
+ * the fallbacks among them, for the summary at MPI_Finalize. */
+static atomic_ulong served[PAT_REDUCE_ALG_COUNT], fallbacks;
+
+/* Counts call c, asked for alg and served by chosen; at a communicator's
+ * first call its rank 0 says which row served it and why (one line per
+ * communicator). */
+static void note_served(const pat_call *c, pat_reduce_alg alg,
+                        pat_reduce_alg chosen) {
+  atomic_fetch_add(&served[chosen], 1);
+  if (chosen != alg)
+    atomic_fetch_add(&fallbacks, 1);
+  if (c->rank == 0 && pat_comm_state_calls(c->state) == 1) {
+    fprintf(stderr,
+            "patreduce: a communicator of %d ranks, first call (count %d, "
+            "root %d): %s, %s%s\n",
+            c->nranks, c->count, c->root, pat_alg_table[chosen]->name,
+            chosen != alg ? "falling back from " : "as asked",
+            chosen != alg ? pat_alg_table[alg]->name : "");
+    fflush(stderr);
+  }
+}
+
+void pat_dispatch_summary(int rank) {
+  char line[1024];
+  unsigned long total = 0;
+  int len = 0;
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+    unsigned long n = atomic_load(&served[a]);
+    total += n;
+    if (n > 0 && len < (int)sizeof line)
+      len += snprintf(line + len, sizeof line - (size_t)len, "%s%s %lu",
+                      len > 0 ? ", " : "", pat_alg_table[a]->name, n);
+  }
+  if (total > 0)
+    fprintf(stderr,
+            "patreduce: rank %d at MPI_Finalize: %lu calls (%s), %lu "
+            "fallbacks\n",
+            rank, total, line, atomic_load(&fallbacks));
+}
+
 static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
                     int count, MPI_Datatype datatype, MPI_Op op, int root,
                     MPI_Comm comm, const oracle *orc) {
@@ -302,6 +344,8 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
                   unmet & PAT_WHY_COUNT ? " a larger count" : "",
                   pat_alg_table[chosen]->name);
   }
+  if (cfg->verbose >= 1)
+    note_served(&c, alg, chosen);
   if (cfg->verbose >= 2)
     fprintf(stderr, "patreduce: rank %d call %lu count %d root %d: %s\n",
             c.rank, pat_comm_state_calls(c.state), count, root,

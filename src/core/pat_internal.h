@@ -374,6 +374,11 @@ void pat_warn_once(const char *fmt, ...)
 #define PAT_UNLOCK(m) pthread_mutex_unlock(m)
 #endif
 
+/* PAT_REDUCE_VERBOSE >= 1, at MPI_Finalize: prints the calls each row
+ * served in this process and the fallbacks (dispatch.c), if there were
+ * calls, naming the rank. */
+void pat_dispatch_summary(int rank);
+
 /* ---- per-communicator state ------------------------------------------- */
 
 /* Finds or creates the state of comm (collective on first use: it

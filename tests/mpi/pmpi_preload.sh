@@ -4,7 +4,9 @@
 # Runs an unmodified MPI program with the MPI_Reduce override preloaded and
 # checks that (1) its results are right, (2) every MPI_Reduce call went
 # through patreduce with the requested algorithm (PAT_REDUCE_VERBOSE=2 logs
-# each call), and (3) without the preload no call goes through patreduce.
+# each call), with one first-call line for its one communicator and rank
+# 0's summary at MPI_Finalize, and (3) without the preload no call goes
+# through patreduce.
 set -u
 # PAT_PRELOAD_FIRST: a library to preload before the override (the ASan
 # runtime in sanitizer builds).
@@ -24,12 +26,20 @@ if [ $rc -ne 0 ] || ! grep -q "results ok" "$out"; then
   echo "FAIL: program failed with the override (exit $rc)"; cat "$err"; exit 1
 fi
 served=$(grep -c "^patreduce: rank [0-9]* call [0-9]* count [0-9]* root [0-9]*: $alg\$" "$err")
-other=$(grep "^patreduce: rank" "$err" | grep -vc ": $alg\$")
+other=$(grep "^patreduce: rank [0-9]* call" "$err" | grep -vc ": $alg\$")
 if [ "$served" -ne $((np * calls)) ] || [ "$other" -ne 0 ]; then
   echo "FAIL: expected $((np * calls)) calls served by $alg, saw $served (and $other by others)"
   cat "$err"; exit 1
 fi
 echo "ok: $served MPI_Reduce calls (all ranks) served by $alg"
+# verbose >= 1: one line for the one communicator, rank 0's summary
+first=$(grep -c "^patreduce: a communicator of $np ranks, first call (count [0-9]*, root 0): $alg, as asked\$" "$err")
+summary=$(grep -c "^patreduce: rank 0 at MPI_Finalize: $calls calls ($alg $calls), 0 fallbacks\$" "$err")
+if [ "$first" -ne 1 ] || [ "$summary" -ne 1 ]; then
+  echo "FAIL: expected one first-call line and rank 0's summary ($calls calls), saw $first and $summary"
+  cat "$err"; exit 1
+fi
+echo "ok: one first-call line, and the summary at MPI_Finalize"
 
 PAT_REDUCE_VERBOSE=2 "$mpiexec" -n $np "$@" -x PAT_REDUCE_VERBOSE \
   "$prog" >"$out" 2>"$err"
