@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -33,16 +34,19 @@ int main(int argc, char **argv) {
   double *level = NULL, *load = NULL;
   gsl_rng *rng = NULL;
   int rc = 2;
-  if (argc < 3 || argc > 8 || !number(argv[1], 1, 1 << 24, &p) ||
+  int help = argc == 2 && (strcmp(argv[1], "--help") == 0 ||
+                           strcmp(argv[1], "-h") == 0);
+  if (help || argc < 3 || argc > 8 || !number(argv[1], 1, 1 << 24, &p) ||
       !number(argv[2], 1, 1 << 24, &calls) ||
       (argc > 3 && !number(argv[3], 0, 1e3, &mean)) ||
       (argc > 4 && !number(argv[4], 1, p, &clusters)) ||
       (argc > 5 && !number(argv[5], 0, 0.999, &phi)) ||
       (argc > 6 && !number(argv[6], 0, 4e9, &seed)) ||
       (argc > 7 && !number(argv[7], 0, 1, &noise))) {
-    fprintf(stderr,
+    fprintf(help ? stdout : stderr,
             "usage: patmktrace P CALLS [MEAN_S=1e-3] [CLUSTERS=4 in 1..P] "
             "[PHI=0.9 in 0..0.999] [SEED=1] [NOISE=0.05 in 0..1]\n");
+    rc = help ? 0 : 2;
     goto out;
   }
   rng = gsl_rng_alloc(gsl_rng_mt19937);

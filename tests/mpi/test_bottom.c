@@ -19,6 +19,7 @@
  * which must reach the library.  A NULL buffer with a datatype whose data
  * starts at the buffer stays an error (tests/mpi/test_errors.c).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +30,13 @@
 
 static int rank, size, failures;
 
-/* Element i of a buffer of dt, as pairs. */
+/* Element i of a buffer of dt, as pairs (in integers: buf is MPI_BOTTOM,
+ * or a temporary's base one lower bound below its memory). */
 static double *pair_at(void *buf, int i, MPI_Datatype dt) {
   MPI_Aint lb, extent, tlb, textent;
   MPI_Type_get_extent(dt, &lb, &extent);
   MPI_Type_get_true_extent(dt, &tlb, &textent);
-  return (double *)((char *)buf + tlb + (MPI_Aint)i * extent);
+  return (double *)((uintptr_t)buf + (uintptr_t)(tlb + (MPI_Aint)i * extent));
 }
 
 static void pair_sum(void *in, void *inout, int *len, MPI_Datatype *dt) {

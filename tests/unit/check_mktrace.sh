@@ -4,7 +4,7 @@
 #   negative one;
 # - with NOISE 0 the ranks of one cluster (P 8, 2 clusters: ranks 0-3 and
 #   4-7) have the same delay in every call, with the default noise not;
-# - a NOISE outside 0..1 and a missing argument exit 2.
+# - a NOISE outside 0..1 and a missing argument exit 2, --help 0.
 set -eu
 mk=$1
 check() { # ARGS... ; prints "same" if every cluster is uniform
@@ -31,4 +31,6 @@ rc=0; "$mk" 8 5 1e-3 2 0.9 1 2 >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || { echo "NOISE 2 accepted (exit $rc)"; exit 1; }
 rc=0; "$mk" 8 >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || { echo "missing CALLS accepted (exit $rc)"; exit 1; }
+rc=0; "$mk" --help >/dev/null 2>&1 || rc=$?
+[ "$rc" = 0 ] || { echo "--help exits $rc"; exit 1; }
 echo "check_mktrace: ok"
