@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/pat_internal.h"
 #include "patbench.h"
 #include "reduce/pat_reduce.h"
 
@@ -140,24 +141,11 @@ static int parse_long(const char *opt, const char *text, long lo, long hi,
   return 0;
 }
 
+/* Sizes as everywhere in patreduce (src/core/units.c). */
 static int parse_size(const char *opt, const char *text, size_t *bytes,
                       char *why, size_t whylen) {
-  char *end;
-  double v;
-  double scale = 1;
-  errno = 0;
-  v = strtod(text, &end);
-  if (strcasecmp(end, "K") == 0)
-    scale = 1024;
-  else if (strcasecmp(end, "M") == 0)
-    scale = 1024.0 * 1024;
-  else if (strcasecmp(end, "G") == 0)
-    scale = 1024.0 * 1024 * 1024;
-  else if (*end != '\0')
-    scale = -1;
-  v *= scale;
-  if (end == text || errno != 0 || scale < 0 || v < 0 || v > 1UL << 40 ||
-      v != (double)(size_t)v) {
+  long long v;
+  if (!pat_parse_bytes(text, 1LL << 40, &v)) {
     snprintf(why, whylen,
              "%s: '%s' is not a size in bytes; valid: a whole number "
              ">= 0 with an optional K, M or G suffix",

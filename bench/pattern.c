@@ -16,6 +16,7 @@
 
 #include <gsl/gsl_randist.h>
 
+#include "core/pat_internal.h"
 #include "patbench.h"
 
 static const struct {
@@ -51,32 +52,26 @@ _Static_assert(sizeof patterns / sizeof patterns[0] == (size_t)PB_PAT_COUNT,
 
 /* ---- times -------------------------------------------------------------- */
 
+/* A time as everywhere in patreduce (src/core/units.c), or a multiple of
+ * the reference runtime: 2x. */
 int pb_time_parse(const char *text, pb_time *t, char *why, size_t whylen) {
-  static const struct {
-    const char *suffix;
-    double scale;
-  } units[] = {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}};
-  char *end;
+  size_t n = strlen(text);
   int rc = 1;
-  double v;
-  errno = 0;
-  v = strtod(text, &end);
-  if (end == text || errno != 0 || !isfinite(v) || v < 0)
-    goto bad;
-  if (strcmp(end, "x") == 0) {
-    t->value = v;
-    t->relative = 1;
-    rc = 0;
-    goto out;
-  }
-  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-    if (strcmp(end, units[i].suffix) == 0) {
-      t->value = v * units[i].scale;
-      t->relative = 0;
+  if (n > 1 && text[n - 1] == 'x' && n < 64 &&
+      (isdigit((unsigned char)text[n - 2]) || text[n - 2] == '.')) {
+    char num[64];
+    memcpy(num, text, n - 1);
+    num[n - 1] = '\0';
+    if (pat_parse_seconds(num, &t->value)) { /* a plain number */
+      t->relative = 1;
       rc = 0;
       goto out;
     }
-bad:
+  } else if (pat_parse_seconds(text, &t->value)) {
+    t->relative = 0;
+    rc = 0;
+    goto out;
+  }
   snprintf(why, whylen,
            "'%s' is not a time; valid: a number >= 0 with a unit s, ms, us, "
            "ns (none = s), or x (multiples of the --unit algorithm's balanced "

@@ -51,7 +51,7 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                        "round-cost model file (alpha, beta, gamma) for the "
                        "clairvoyant algorithm; default: measured"},
     [PAT_ENV_ROUND_COST] = {"PAT_REDUCE_ROUND_COST", "",
-                            "a constant cost in seconds (> 0) per message, "
+                            "a constant cost per message (a time > 0: 2.5us), "
                             "whatever its size (alpha = c, beta = gamma = "
                             "0); overrides PAT_REDUCE_MODEL"},
     [PAT_ENV_MAX_OUTSTANDING] = {"PAT_REDUCE_MAX_OUTSTANDING", "1",
@@ -68,13 +68,13 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                            "posted"},
     [PAT_ENV_SMPI_SHARED_ABOVE] = {"PAT_REDUCE_SMPI_SHARED_ABOVE", "0",
                                    "SMPI build only: temporaries of more "
-                                   "than this many bytes come from "
+                                   "than this many bytes (8M) come from "
                                    "SMPI_SHARED_MALLOC (one block shared by "
                                    "all ranks: simulated times stay right, "
                                    "results do not); 0: never",
                                    1},
     [PAT_ENV_SCRATCH_KEEP] = {"PAT_REDUCE_SCRATCH_KEEP", "67108864",
-                              "most bytes of temporaries, and of "
+                              "most bytes (64M) of temporaries, and of "
                               "executor state, that each communicator "
                               "keeps between calls (larger needs are "
                               "allocated and freed per call); 0: none",
@@ -120,6 +120,22 @@ static const char *env_value(const char *(*get)(const char *), int index) {
   return v;
 }
 
+/* A size in bytes (units.c: 64K, 4M) or an error naming the variable and
+ * the valid values. */
+static int parse_bytes(pat_config *cfg, int var, const char *v, long *out) {
+  long long b;
+  if (pat_parse_bytes(v, LONG_MAX, &b)) {
+    *out = (long)b;
+    return 1;
+  }
+  snprintf(cfg->why, sizeof cfg->why,
+           "%s=%s is not a size in bytes; valid: a whole number >= 0 with an "
+           "optional K, M or G suffix (powers of 1024), e.g. 64M",
+           pat_env_table[var].name, v);
+  cfg->error = PAT_ERR_BAD_ENV;
+  return 0;
+}
+
 /* An integer in [lo, hi] or an error naming the variable and the valid
  * values: "is not <valid>", by default "an integer in lo..hi". */
 static int parse_long_as(pat_config *cfg, int var, const char *v, long lo,
@@ -151,7 +167,6 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
   const char *model = env_value(get, PAT_ENV_MODEL);
   const char *cost = env_value(get, PAT_ENV_ROUND_COST);
   char names[256];
-  char *end = NULL;
   long x;
   pat_predictor *probe = NULL;
 
@@ -206,10 +221,10 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
     cfg->has_model = 1;
   }
   if (cost[0] != '\0') {
-    cfg->round_cost = strtod(cost, &end);
-    if (end == cost || *end != '\0' || !(cfg->round_cost > 0) ||
-        !isfinite(cfg->round_cost)) {
-      snprintf(cfg->why, sizeof cfg->why, "%s=%s is not a time in seconds > 0",
+    if (!pat_parse_seconds(cost, &cfg->round_cost) || !(cfg->round_cost > 0)) {
+      snprintf(cfg->why, sizeof cfg->why,
+               "%s=%s is not a time > 0; valid: a number with an optional "
+               "unit s, ms, us or ns (none: seconds), e.g. 2.5us",
                pat_env_table[PAT_ENV_ROUND_COST].name, cost);
       cfg->error = PAT_ERR_BAD_ENV;
       goto out;
@@ -223,14 +238,12 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
                   1000000, &x))
     goto out;
   cfg->max_sends = (int)x;
-  if (!parse_long(cfg, PAT_ENV_SMPI_SHARED_ABOVE,
-                  env_value(get, PAT_ENV_SMPI_SHARED_ABOVE), 0, LONG_MAX, &x))
+  if (!parse_bytes(cfg, PAT_ENV_SMPI_SHARED_ABOVE,
+                   env_value(get, PAT_ENV_SMPI_SHARED_ABOVE),
+                   &cfg->smpi_shared_above) ||
+      !parse_bytes(cfg, PAT_ENV_SCRATCH_KEEP,
+                   env_value(get, PAT_ENV_SCRATCH_KEEP), &cfg->scratch_keep))
     goto out;
-  cfg->smpi_shared_above = x;
-  if (!parse_long(cfg, PAT_ENV_SCRATCH_KEEP,
-                  env_value(get, PAT_ENV_SCRATCH_KEEP), 0, LONG_MAX, &x))
-    goto out;
-  cfg->scratch_keep = x;
   if (!parse_long(cfg, PAT_ENV_SCHEDULE_CACHE,
                   env_value(get, PAT_ENV_SCHEDULE_CACHE), 1,
                   PAT_MAX_SCHEDULE_CACHE, &x))

@@ -359,6 +359,16 @@ void pat_warn_once(const char *fmt, ...)
 #endif
     ;
 
+/* ---- sizes and times as text (units.c) ------------------------------------ */
+
+/* Bytes: a whole number >= 0, optional K, M, G suffix (powers of 1024),
+ * at most max.  Returns 1 and writes *bytes, or 0. */
+int pat_parse_bytes(const char *text, long long max, long long *bytes);
+
+/* Seconds: a number >= 0, optional unit s, ms, us, ns (none: s).
+ * Returns 1 and writes *seconds, or 0. */
+int pat_parse_seconds(const char *text, double *seconds);
+
 /* ---- locks --------------------------------------------------------------- */
 
 /* The locks of the process-wide state made on first use (configuration,

@@ -531,7 +531,7 @@ static void lr_transfer_observe(pat_comm_state *st, double bytes,
 
 static const pat_env_var lr_env[] = {
     {"PAT_REDUCE_LR_PATIENCE", "auto",
-     "localredirect: how long (seconds >= 0) a neighbour may stay silent "
+     "localredirect: how long (a time >= 0: 50us) a neighbour may stay silent "
      "before it counts as late; auto = this rank's measured time of one "
      "transfer of the message",
      /* may differ between ranks: auto already does */
@@ -542,20 +542,16 @@ static int lr_parse(void *config, const char *(*get)(const char *), char *why,
                     size_t whylen) {
   pat_lr_config *cfg = config;
   const char *v = get(lr_env[0].name);
-  char *end = NULL;
   int err = PAT_SUCCESS;
   if (v == NULL || v[0] == '\0')
     v = lr_env[0].fallback;
   cfg->patience = -1.0;
-  if (strcasecmp(v, "auto") != 0) {
-    cfg->patience = strtod(v, &end);
-    if (end == v || *end != '\0' || !(cfg->patience >= 0) ||
-        !isfinite(cfg->patience)) {
-      snprintf(why, whylen,
-               "%s=%s is not a time in seconds >= 0; valid: auto or seconds",
-               lr_env[0].name, v);
-      err = PAT_ERR_BAD_ENV;
-    }
+  if (strcasecmp(v, "auto") != 0 && !pat_parse_seconds(v, &cfg->patience)) {
+    snprintf(why, whylen,
+             "%s=%s is not a time >= 0; valid: auto, or a number with an "
+             "optional unit s, ms, us or ns (none: seconds), e.g. 50us",
+             lr_env[0].name, v);
+    err = PAT_ERR_BAD_ENV;
   }
   return err;
 }

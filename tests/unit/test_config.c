@@ -71,12 +71,16 @@ static void lr_patience_auto_seconds_or_error(void **state) {
   fake_env[2][1] = "0";
   pat_config_parse(&cfg, fake_getenv);
   assert_true(patience(&cfg) == 0);
+  fake_env[2][1] = "50us"; /* the units every tool takes */
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_SUCCESS);
+  assert_true(patience(&cfg) == 50e-6);
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     fake_env[2][1] = bad[i];
     pat_config_parse(&cfg, fake_getenv);
     assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
     assert_non_null(strstr(cfg.why, "PAT_REDUCE_LR_PATIENCE="));
-    assert_non_null(strstr(cfg.why, "valid: auto or seconds"));
+    assert_non_null(strstr(cfg.why, "valid: auto, or a number"));
   }
   fake_env[2][0] = NULL;
   fake_env[2][1] = NULL;
@@ -143,8 +147,7 @@ static void bad_verbosity_is_an_error(void **state) {
 /* The executor's integer tunables reject what is not a non-negative
  * integer in range, naming the variable and the range. */
 static void executor_bounds_checked(void **state) {
-  const char *vars[] = {"PAT_REDUCE_MAX_OUTSTANDING", "PAT_REDUCE_MAX_SENDS",
-                        "PAT_REDUCE_SCRATCH_KEEP"};
+  const char *vars[] = {"PAT_REDUCE_MAX_OUTSTANDING", "PAT_REDUCE_MAX_SENDS"};
   const char *bad[] = {"-1", "x", "4k", "2000000"};
   pat_config cfg;
   (void)state;
@@ -153,9 +156,6 @@ static void executor_bounds_checked(void **state) {
     fake_env[2][0] = vars[v];
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
       char want[96];
-      /* 2000000 is too large for the bounds only, not for the byte limit */
-      if (v == 2 && b == 3)
-        continue;
       fake_env[2][1] = bad[b];
       pat_config_parse(&cfg, fake_getenv);
       assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
@@ -172,6 +172,67 @@ static void executor_bounds_checked(void **state) {
   pat_config_parse(&cfg, fake_getenv);
   assert_int_equal(cfg.max_sends, 4);
   assert_int_equal(cfg.scratch_keep, 64L << 20);
+}
+
+/* One syntax for sizes and times (src/core/units.c) in the variables and
+ * the tools: bytes with K, M, G (powers of 1024), seconds with s, ms, us,
+ * ns; nothing else. */
+static void sizes_and_times_one_syntax(void **state) {
+  const struct {
+    const char *text;
+    long long bytes; /* -1: refused */
+  } sizes[] = {{"0", 0},      {"512", 512},       {"64K", 65536},
+               {"64k", 65536}, {"4M", 4 << 20},   {"1G", 1LL << 30},
+               {"1.5K", 1536}, {"0.5", -1},       {"64MB", -1},
+               {"-1", -1},     {" 5", -1},        {"0x10", -1},
+               {"inf", -1},    {"", -1},          {"K", -1},
+               {"5 K", -1},    {"2T", -1}};
+  const struct {
+    const char *text;
+    double s; /* < 0: refused */
+  } times[] = {{"0.002", 0.002}, {"2s", 2},     {"1.5ms", 1.5e-3},
+               {"250us", 250e-6}, {"40ns", 40e-9}, {"0", 0},
+               {"-1ms", -1},      {"1min", -1},  {"ms", -1},
+               {"nan", -1},       {"1e3x", -1},  {"2 ms", -1}};
+  const char *keep[][2] = {{"64M", "67108864"}, {"4k", "4096"}};
+  pat_config cfg;
+  (void)state;
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    long long b = -7;
+    int ok = pat_parse_bytes(sizes[i].text, 1LL << 40, &b);
+    if (ok != (sizes[i].bytes >= 0) || (ok && b != sizes[i].bytes))
+      fail_msg("bytes '%s': ok %d, %lld", sizes[i].text, ok, b);
+  }
+  for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+    double t = -7;
+    int ok = pat_parse_seconds(times[i].text, &t);
+    if (ok != (times[i].s >= 0) || (ok && t != times[i].s))
+      fail_msg("seconds '%s': ok %d, %g", times[i].text, ok, t);
+  }
+  set_env(NULL, NULL);
+  fake_env[2][0] = "PAT_REDUCE_SCRATCH_KEEP";
+  for (size_t i = 0; i < 2; i++) {
+    fake_env[2][1] = keep[i][0];
+    pat_config_parse(&cfg, fake_getenv);
+    assert_int_equal(cfg.error, PAT_SUCCESS);
+    assert_int_equal(cfg.scratch_keep, atol(keep[i][1]));
+  }
+  fake_env[2][1] = "64MB";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
+  assert_non_null(strstr(cfg.why, "PAT_REDUCE_SCRATCH_KEEP=64MB is not a size "
+                                  "in bytes; valid:"));
+  fake_env[2][0] = "PAT_REDUCE_ROUND_COST";
+  fake_env[2][1] = "2.5us";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_SUCCESS);
+  assert_true(cfg.round_cost == 2.5e-6);
+  fake_env[2][1] = "0";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
+  assert_non_null(strstr(cfg.why, "PAT_REDUCE_ROUND_COST=0 is not a time > 0"));
+  fake_env[2][0] = NULL;
+  fake_env[2][1] = NULL;
 }
 
 /* PAT_REDUCE_SCHEDULE_CACHE: 16 by default, 1..4096 accepted, anything
@@ -308,6 +369,7 @@ int main(void) {
       cmocka_unit_test(unknown_algorithm_lists_valid_names),
       cmocka_unit_test(bad_verbosity_is_an_error),
       cmocka_unit_test(executor_bounds_checked),
+      cmocka_unit_test(sizes_and_times_one_syntax),
       cmocka_unit_test(schedule_cache_checked),
       cmocka_unit_test(fingerprints_cover_what_shapes_communication),
       cmocka_unit_test(readme_lists_every_algorithm),
