@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/pat_internal.h" /* pat_parse_bytes */
 #include "pat/pat_layer.h" /* pat_fit_line, shared with the PAT layer */
 #include "reduce/pat_reduce.h"
 
@@ -81,10 +82,10 @@ static int cmp_size(const void *a, const void *b) {
 /* Parses one entry "123", "4K", ... of len characters; 0 or USAGE. */
 static int parse_one_size(const char *list, const char *s, size_t len,
                           size_t *out, char *why, size_t whylen) {
-  char buf[64], *end = NULL;
+  char buf[64];
   const char *problem = NULL;
-  unsigned long long v, mult = 1;
-  int err = 0;
+  long long v = 0;
+  int err = 0, parsed;
 
   if (len == 0 || len >= sizeof buf) {
     snprintf(why, whylen, "--sizes \"%s\": %s entry; " SIZES_VALID, list,
@@ -94,40 +95,19 @@ static int parse_one_size(const char *list, const char *s, size_t len,
   }
   memcpy(buf, s, len);
   buf[len] = '\0';
-  errno = 0;
-  v = buf[0] >= '0' && buf[0] <= '9' ? strtoull(buf, &end, 10) : 0;
-  if (end != NULL && *end != '\0' && end[1] == '\0') {
-    switch (*end) {
-    case 'K':
-    case 'k':
-      mult = 1ull << 10;
-      end++;
-      break;
-    case 'M':
-    case 'm':
-      mult = 1ull << 20;
-      end++;
-      break;
-    case 'G':
-    case 'g':
-      mult = 1ull << 30;
-      end++;
-      break;
-    default:
-      break;
-    }
-  }
-  if (end == NULL || end == buf || *end != '\0') {
+  /* sizes as everywhere in patreduce (src/core/units.c) */
+  parsed = pat_parse_bytes(buf, PAT_CALIBRATE_MAX_BYTES, &v);
+  if (parsed == 0) {
     snprintf(why, whylen, "--sizes \"%s\": \"%s\" is not a size; " SIZES_VALID,
              list, buf);
     err = PAT_CALIBRATE_USAGE;
     goto out;
   }
-  if (v == 0)
-    problem = "not positive";
-  else if (errno == ERANGE || v > PAT_CALIBRATE_MAX_BYTES / mult)
+  if (parsed < 0)
     problem = "more than 1G";
-  else if (v * mult % 8 != 0)
+  else if (v == 0)
+    problem = "not positive";
+  else if (v % 8 != 0)
     problem = "not a multiple of 8 bytes";
   if (problem != NULL) {
     snprintf(why, whylen, "--sizes \"%s\": \"%s\" is %s; " SIZES_VALID, list,
@@ -135,7 +115,7 @@ static int parse_one_size(const char *list, const char *s, size_t len,
     err = PAT_CALIBRATE_USAGE;
     goto out;
   }
-  *out = (size_t)(v * mult);
+  *out = (size_t)v;
 out:
   return err;
 }

@@ -145,7 +145,7 @@ static int parse_long(const char *opt, const char *text, long lo, long hi,
 static int parse_size(const char *opt, const char *text, size_t *bytes,
                       char *why, size_t whylen) {
   long long v;
-  if (!pat_parse_bytes(text, 1LL << 40, &v)) {
+  if (pat_parse_bytes(text, 1LL << 40, &v) != 1) {
     snprintf(why, whylen,
              "%s: '%s' is not a size in bytes; valid: a whole number "
              ">= 0 with an optional K, M or G suffix",

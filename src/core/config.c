@@ -124,7 +124,7 @@ static const char *env_value(const char *(*get)(const char *), int index) {
  * the valid values. */
 static int parse_bytes(pat_config *cfg, int var, const char *v, long *out) {
   long long b;
-  if (pat_parse_bytes(v, LONG_MAX, &b)) {
+  if (pat_parse_bytes(v, LONG_MAX, &b) == 1) {
     *out = (long)b;
     return 1;
   }

@@ -362,7 +362,8 @@ void pat_warn_once(const char *fmt, ...)
 /* ---- sizes and times as text (units.c) ------------------------------------ */
 
 /* Bytes: a whole number >= 0, optional K, M, G suffix (powers of 1024),
- * at most max.  Returns 1 and writes *bytes, or 0. */
+ * at most max.  Returns 1 and writes *bytes, -1 for a size above max, or
+ * 0 for anything else. */
 int pat_parse_bytes(const char *text, long long max, long long *bytes);
 
 /* Seconds: a number >= 0, optional unit s, ms, us, ns (none: s).

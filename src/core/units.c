@@ -48,8 +48,10 @@ int pat_parse_bytes(const char *text, long long max, long long *bytes) {
   if (units[k].suffix == NULL)
     return 0;
   v *= units[k].scale;
-  if (v < 0 || v > (double)max || v != floor(v))
+  if (v < 0 || v != floor(v))
     return 0;
+  if (v > (double)max)
+    return -1;
   *bytes = (long long)v;
   return 1;
 }

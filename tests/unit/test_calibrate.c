@@ -268,7 +268,7 @@ static void bad_size_lists_say_why(void **state) {
       {"8,2G", "\"2G\" is more than 1G"},
       {"8,1025M", "\"1025M\" is more than 1G"},
       {"8,99999999999999999999999", "is more than 1G"},
-      {"1.5K,8", "\"1.5K\" is not a size"},
+      {"1.001K,8", "\"1.001K\" is not a size"}, /* 1025.024 bytes */
       {"8,16KB", "\"16KB\" is not a size"},
       {"8,K", "\"K\" is not a size"},
       {"8;16", "\"8;16\" is not a size"},

@@ -186,7 +186,7 @@ static void sizes_and_times_one_syntax(void **state) {
                {"1.5K", 1536}, {"0.5", -1},       {"64MB", -1},
                {"-1", -1},     {" 5", -1},        {"0x10", -1},
                {"inf", -1},    {"", -1},          {"K", -1},
-               {"5 K", -1},    {"2T", -1}};
+               {"5 K", -1},    {"2T", -1},        {"1024G", 1LL << 40}};
   const struct {
     const char *text;
     double s; /* < 0: refused */
@@ -195,11 +195,12 @@ static void sizes_and_times_one_syntax(void **state) {
                {"-1ms", -1},      {"1min", -1},  {"ms", -1},
                {"nan", -1},       {"1e3x", -1},  {"2 ms", -1}};
   const char *keep[][2] = {{"64M", "67108864"}, {"4k", "4096"}};
+  long long b;
   pat_config cfg;
   (void)state;
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     long long b = -7;
-    int ok = pat_parse_bytes(sizes[i].text, 1LL << 40, &b);
+    int ok = pat_parse_bytes(sizes[i].text, 1LL << 40, &b) == 1;
     if (ok != (sizes[i].bytes >= 0) || (ok && b != sizes[i].bytes))
       fail_msg("bytes '%s': ok %d, %lld", sizes[i].text, ok, b);
   }
@@ -209,6 +210,12 @@ static void sizes_and_times_one_syntax(void **state) {
     if (ok != (times[i].s >= 0) || (ok && t != times[i].s))
       fail_msg("seconds '%s': ok %d, %g", times[i].text, ok, t);
   }
+  /* a size, too large: -1, not 0 */
+  assert_int_equal(pat_parse_bytes("1024G", 1LL << 40, &b), 1);
+  assert_int_equal(pat_parse_bytes("1025G", 1LL << 40, &b), -1);
+  assert_int_equal(pat_parse_bytes("2T", 1LL << 40, &b), 0);
+  assert_int_equal(pat_parse_bytes("99999999999999999999999", 1LL << 40, &b),
+                   -1);
   set_env(NULL, NULL);
   fake_env[2][0] = "PAT_REDUCE_SCRATCH_KEEP";
   for (size_t i = 0; i < 2; i++) {
