@@ -50,6 +50,7 @@
 #include <smpi/smpi.h>
 #endif
 
+#include "escape.h"
 #include "patbench.h"
 #include "plot.h"
 #include "reduce/pat_pat.h"
@@ -275,10 +276,16 @@ static void trace_write(bench *b, const char *what, int alg,
   for (int i = 0; i < b->size; i++)
     t0 = fmin(t0, st[3 * i]);
   b->trace_pid++;
-  fprintf(b->trace,
-          "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
-          "\"args\":{\"name\":\"%s: %s\"}}",
-          b->trace_pid > 1 ? ",\n" : "", b->trace_pid, what, pb_alg_name(alg));
+  {
+    char name[512]; /* the configuration, with a user's trace file name */
+    snprintf(name, sizeof name, "%s: %s", what, pb_alg_name(alg));
+    fprintf(b->trace,
+            "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
+            "\"args\":{\"name\":",
+            b->trace_pid > 1 ? ",\n" : "", b->trace_pid);
+    pb_json_string(b->trace, name);
+    fprintf(b->trace, "}}");
+  }
   for (int i = 0; i < b->size; i++) {
     const pat_trace_event *e =
         (const pat_trace_event *)((char *)all + displs[i]);
@@ -468,21 +475,30 @@ static void report(bench *b, const int *algs, int nalgs, samples *s,
     pb_summarize(x, n, o->boot, b->rng, &sum);
     medians[k] = sum.median;
     absorb = balanced ? balanced[k] - sum.median + imb_med : 0;
-    printf("%-13s %10.3f %10.3f-%-10.3f %9.3f %9.3f %9.3f %8.2f %7.3f %9.3f "
+    char ptext[16] = "-"; /* no p-value for deterministic runs */
+    if (!isnan(p))
+      snprintf(ptext, sizeof ptext, "%.3f", p);
+    printf("%-13s %10.3f %10.3f-%-10.3f %9.3f %9.3f %9.3f %8.2f %7s %9.3f "
            "%9.3f\n",
            pb_alg_name(algs[k]), sum.median * 1e3, sum.ci_lo * 1e3,
            sum.ci_hi * 1e3, sum.min * 1e3, sum.mean * 1e3, sum.q95 * 1e3,
-           ref_med / sum.median, p, rank_med * 1e3, absorb * 1e3);
-    if (b->csv != NULL)
+           ref_med / sum.median, ptext, rank_med * 1e3, absorb * 1e3);
+    if (b->csv != NULL) { /* the tag and a trace pattern's file: user text */
+      pb_csv_field(b->csv, o->tag);
+      fprintf(b->csv, ",%d,%zu,%d,%s,%s,%s,", b->size, b->bytes, b->count,
+              pb_types[o->type].name, pb_ops[o->op].name, root);
+      pb_csv_field(b->csv, pattern);
       fprintf(b->csv,
-              "%s,%d,%zu,%d,%s,%s,%s,%s,%s,%.9g,%s,%zu,%.9g,%.9g,%.9g,%.9g,"
-              "%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%d,%d\n",
-              o->tag, b->size, b->bytes, b->count, pb_types[o->type].name,
-              pb_ops[o->op].name, root, pattern, imb_text, imb_s,
-              pb_alg_name(algs[k]), n, sum.min, sum.q25, sum.median, sum.mean,
-              sum.q75, sum.q95, sum.max, sum.ci_lo, sum.ci_hi,
-              ref_med / sum.median, p, rank_med, absorb, imb_med, !b->shared,
-              o->burst);
+              ",%s,%.9g,%s,%zu,%.9g,%.9g,%.9g,%.9g,"
+              "%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,",
+              imb_text, imb_s, pb_alg_name(algs[k]), n, sum.min, sum.q25,
+              sum.median, sum.mean, sum.q75, sum.q95, sum.max, sum.ci_lo,
+              sum.ci_hi, ref_med / sum.median);
+      if (!isnan(p)) /* empty: deterministic runs have no p-value */
+        fprintf(b->csv, "%.6g", p);
+      fprintf(b->csv, ",%.9g,%.9g,%.9g,%d,%d\n", rank_med, absorb, imb_med,
+              !b->shared, o->burst);
+    }
     if (b->plot != NULL)
       pb_plot_add(b->plot, b->bytes, pattern, imb_s, pb_alg_name(algs[k]),
                   sum.median, ref_med / sum.median, absorb);

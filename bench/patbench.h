@@ -102,7 +102,9 @@ void pb_summarize(double *x, size_t n, size_t boot, gsl_rng *rng,
 double pb_median(const double *x, size_t n);
 /* Two-sided permutation test of median(a) / median(b) == 1: the share of
  * `perms` random relabellings of the pooled sample whose |log ratio of
- * medians| is at least the observed one, as (hits + 1) / (perms + 1). */
+ * medians| is at least the observed one, as (hits + 1) / (perms + 1).
+ * NAN when both samples are constant (deterministic runs, SMPI): there is
+ * no chance to test. */
 double pb_permutation_p(const double *a, size_t na, const double *b, size_t nb,
                         size_t perms, gsl_rng *rng);
 

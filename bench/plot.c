@@ -3,9 +3,15 @@
  * written into one gnuplot script as inline data blocks and drawn by
  * running gnuplot on it.
  */
+#include <errno.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+extern char **environ;
 
 #include "plot.h"
 
@@ -55,6 +61,19 @@ static int same_group(const point *a, const point *b) {
   return a->bytes == b->bytes && strcmp(a->pattern, b->pattern) == 0;
 }
 
+/* s as a gnuplot single-quoted string (a quote doubled): file names and
+ * patterns are the user's text. */
+static void gp_string(FILE *f, const char *s) {
+  fputc('\'', f);
+  for (; *s != '\0'; s++) {
+    if (*s == '\'')
+      fputc('\'', f);
+    if (*s != '\n' && *s != '\r')
+      fputc(*s, f);
+  }
+  fputc('\'', f);
+}
+
 /* A file-name-safe copy of a pattern spec. */
 static void safe(const char *in, char *out, size_t len) {
   size_t i = 0;
@@ -101,10 +120,16 @@ static void group_script(FILE *f, const pb_plot *plot, size_t g0,
     for (int t = 0; t < 2; t++) {
       fprintf(f, "set terminal %s\n",
               t ? "svg size 800,500" : "png size 800,500");
-      fprintf(f, "set output '%s-%zuB-%s-%s.%s'\n", prefix, g->bytes, pat,
-              kinds[k].name, t ? "svg" : "png");
-      fprintf(f, "set title 'P = %d, %zu B, pattern %s'\n", nranks, g->bytes,
-              g->pattern);
+      char text[4400];
+      snprintf(text, sizeof text, "%s-%zuB-%s-%s.%s", prefix, g->bytes, pat,
+               kinds[k].name, t ? "svg" : "png");
+      fprintf(f, "set output ");
+      gp_string(f, text);
+      snprintf(text, sizeof text, "P = %d, %zu B, pattern %s", nranks,
+               g->bytes, g->pattern);
+      fprintf(f, "\nset title ");
+      gp_string(f, text);
+      fprintf(f, "\n");
       fprintf(f, "set xlabel 'imbalance (ms)'\nset ylabel '%s'\n",
               kinds[k].ylabel);
       fprintf(f, "set key top left\nset grid\nplot ");
@@ -116,9 +141,23 @@ static void group_script(FILE *f, const pb_plot *plot, size_t g0,
     }
 }
 
+/* gnuplot SCRIPT, without a shell (any file name is one argument);
+ * 0 when it ran and succeeded. */
+static int run_gnuplot(const char *script) {
+  char *argv[] = {"gnuplot", (char *)script, NULL};
+  pid_t pid;
+  int status = 0;
+  if (posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ) != 0)
+    return -1;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return -1;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
 int pb_plot_write(const pb_plot *plot, const char *prefix, int nranks,
                   char *msg, size_t len) {
-  char script[4096], cmd[4200];
+  char script[4096];
   FILE *f;
   int rc = 1, figures = 0;
   snprintf(script, sizeof script, "%s.gp", prefix);
@@ -142,9 +181,8 @@ int pb_plot_write(const pb_plot *plot, const char *prefix, int nranks,
              "imbalances");
     goto out;
   }
-  snprintf(cmd, sizeof cmd, "gnuplot '%s'", script);
-  if (system(cmd) != 0) {
-    snprintf(msg, len, "'%s' failed (is gnuplot installed?)", cmd);
+  if (run_gnuplot(script) != 0) {
+    snprintf(msg, len, "gnuplot %s failed (is gnuplot installed?)", script);
     goto out;
   }
   snprintf(msg, len, "wrote %d figures %s-*.png/.svg (script %s)", figures,

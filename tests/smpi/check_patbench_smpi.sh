@@ -8,7 +8,9 @@
 # - the oracle is never slower than binomial in any configuration;
 # - under pattern single every time-to-solution holds the late rank's
 #   delay: tts_min >= imbalance_s;
-# - every configuration has all four algorithms.
+# - every configuration has all four algorithms;
+# - native and oracle, constant like the reference binomial, have no
+#   p-value (an empty field).
 set -eu
 csv=$1
 [ -s "$csv" ] || { echo "no CSV $csv"; exit 1; }
@@ -22,6 +24,10 @@ awk -F, '
     if ((a == "binomial" || a == "native" || a == "oracle") &&
         $col["tts_min"] != $col["tts_max"]) {
       print "not exactly reproducible between repetitions:", $0; bad = 1
+    }
+    # no p-value where every repetition of it and the reference is the same
+    if ((a == "native" || a == "oracle") && $col["p_value"] != "") {
+      print "a p-value for deterministic runs:", $0; bad = 1
     }
     if ($col["pattern"] == "single" && $col["tts_min"] < $col["imbalance_s"]) {
       print "delay missing from time-to-solution:", $0; bad = 1

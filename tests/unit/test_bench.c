@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "escape.h"
 #include "patbench.h"
 #include "reduce/pat_reduce.h"
 
@@ -225,6 +226,11 @@ static void permutation_test_separates(void **state) {
   /* same distribution: no evidence */
   assert_true(pb_permutation_p(a, 30, c, 30, 999, rng) > 0.05);
   assert_true(pb_permutation_p(a, 30, a, 30, 999, rng) == 1);
+  /* deterministic runs (SMPI): every repetition identical, no p-value */
+  for (int i = 0; i < 30; i++)
+    b[i] = 2, c[i] = 1;
+  assert_true(isnan(pb_permutation_p(c, 30, b, 30, 999, rng)));
+  assert_true(isnan(pb_permutation_p(c, 30, c, 30, 999, rng)));
   gsl_rng_free(rng);
 }
 
@@ -348,8 +354,49 @@ static void options_reject_bad_values(void **state) {
   bad("stray", "unexpected argument 'stray'");
 }
 
+/* What f's writer made of s, in out (len bytes). */
+static void written(void (*writer)(FILE *, const char *), const char *s,
+                    char *out, size_t len) {
+  FILE *f = tmpfile();
+  size_t n;
+  assert_non_null(f);
+  writer(f, s);
+  rewind(f);
+  n = fread(out, 1, len - 1, f);
+  out[n] = '\0';
+  fclose(f);
+}
+
+/* User text (--tag, a trace file name) stays one CSV field and one JSON
+ * string whatever it holds. */
+static void user_text_is_escaped(void **state) {
+  const char *csv[][2] = {{"plain", "plain"},
+                          {"a,b", "\"a,b\""},
+                          {"say \"hi\"", "\"say \"\"hi\"\"\""},
+                          {"two\nlines", "\"two\nlines\""},
+                          {"", ""}};
+  const char *json[][2] = {{"plain", "\"plain\""},
+                           {"q\"b\\", "\"q\\\"b\\\\\""},
+                           {"n\nt\t", "\"n\\nt\\t\""},
+                           {"\x01", "\"\\u0001\""},
+                           {"it's", "\"it's\""}};
+  char out[128];
+  (void)state;
+  for (size_t i = 0; i < sizeof csv / sizeof csv[0]; i++) {
+    written(pb_csv_field, csv[i][0], out, sizeof out);
+    if (strcmp(out, csv[i][1]) != 0)
+      fail_msg("CSV of [%s]: [%s], want [%s]", csv[i][0], out, csv[i][1]);
+  }
+  for (size_t i = 0; i < sizeof json / sizeof json[0]; i++) {
+    written(pb_json_string, json[i][0], out, sizeof out);
+    if (strcmp(out, json[i][1]) != 0)
+      fail_msg("JSON of [%s]: [%s], want [%s]", json[i][0], out, json[i][1]);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(user_text_is_escaped),
       cmocka_unit_test(times_parse_with_units),
       cmocka_unit_test(patterns_parse_and_reject),
       cmocka_unit_test(fixed_patterns_delay_the_right_ranks),
