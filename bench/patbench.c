@@ -731,16 +731,16 @@ int main(int argc, char **argv) {
              "configuration; open it in https://ui.perfetto.dev)\n",
              opt.trace);
     }
+    if (b.errors) /* calls only: a figure that failed says so itself */
+      fprintf(stderr, "patbench: %d failed or wrong calls\n", b.errors);
     if (b.plot != NULL &&
         pb_plot_write(b.plot, opt.plot, b.size, why, sizeof why) != 0) {
       fprintf(stderr, "patbench: --plot: %s\n", why);
-      b.errors++;
+      status = 1;
     } else if (b.plot != NULL)
       printf("patbench: %s\n", why);
-    if (b.errors)
-      fprintf(stderr, "patbench: %d failed or wrong calls\n", b.errors);
   }
-  status = b.errors ? 1 : 0;
+  status = b.errors || status ? 1 : 0;
 out:
   if (b.csv != NULL)
     fclose(b.csv);
