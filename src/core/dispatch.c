@@ -34,13 +34,20 @@ typedef struct type_op_rc {
  * These calls have no communicator, so their errors go to MPI_COMM_WORLD's
  * handler (MPI_COMM_SELF's in MPI 4), fatal by default: they run with both
  * returning, and the checks raise what they found on the caller's
- * communicator.  Facts established before are not read again. */
+ * communicator.  Facts established before are not read again.  (Another
+ * thread's error on MPI_COMM_WORLD in that moment is returned, not
+ * fatal.) */
+static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static type_op_rc type_op_facts(pat_call *c) {
   type_op_rc rc = {MPI_SUCCESS, MPI_SUCCESS, MPI_SUCCESS};
   MPI_Errhandler world, self;
   char dummy[1] = {0};
   if (pat_type_op_known(c->datatype, c->op, &c->type, &c->commutative))
     return rc;
+  /* one thread at a time swaps the handlers: two overlapping swaps would
+   * leave the returning ones in place */
+  PAT_LOCK(&handler_lock);
   PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &world);
   PMPI_Comm_get_errhandler(MPI_COMM_SELF, &self);
   PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -56,6 +63,7 @@ static type_op_rc type_op_facts(pat_call *c) {
   PMPI_Comm_set_errhandler(MPI_COMM_SELF, self);
   PMPI_Errhandler_free(&world);
   PMPI_Errhandler_free(&self);
+  PAT_UNLOCK(&handler_lock);
   if (rc.type == MPI_SUCCESS && rc.op == MPI_SUCCESS &&
       rc.probe == MPI_SUCCESS)
     pat_type_op_remember(c->datatype, c->op, &c->type, c->commutative);

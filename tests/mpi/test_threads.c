@@ -6,7 +6,9 @@
  * duplicate and the settings agreement) are made while other threads call.
  * Thread t runs every row in turn (t shifts the order, so different rows
  * run side by side), roots and counts varying per call, a sum and a
- * non-commutative 2x2 matrix product, and checks every result.  Under the
+ * non-commutative 2x2 matrix product (a user datatype: its facts are read
+ * anew every call, with MPI_COMM_WORLD's error handler swapped), and checks
+ * every result and that the handler is the same at the end.  Under the
  * ThreadSanitizer build (PATREDUCE_TSAN) the run must also be free of data
  * races in the library.  Exit 77 (skipped, with a message) if the MPI
  * library does not provide MPI_THREAD_MULTIPLE.
@@ -113,6 +115,17 @@ int main(int argc, char **argv) {
     pthread_join(th[t], NULL);
     failures += jobs[t].failures;
     MPI_Comm_free(&jobs[t].comm);
+  }
+  { /* the threads' overlapping first uses left MPI_COMM_WORLD's handler
+     * as it was (the checks swap it while they query MPI) */
+    MPI_Errhandler h;
+    MPI_Comm_get_errhandler(MPI_COMM_WORLD, &h);
+    if (h != MPI_ERRORS_ARE_FATAL) {
+      fprintf(stderr, "rank %d: FAILED: MPI_COMM_WORLD's error handler is no "
+                      "longer MPI_ERRORS_ARE_FATAL\n", rank);
+      failures++;
+    }
+    MPI_Errhandler_free(&h);
   }
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
