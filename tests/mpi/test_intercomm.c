@@ -17,6 +17,7 @@
 
 #include <mpi.h>
 
+#include "matmul.h"
 #include "reduce/pat_reduce.h"
 #include "reduce/pat_schedule.h"
 
@@ -27,18 +28,6 @@ static void check(int ok, const char *what, const char *alg, int count) {
     fprintf(stderr, "rank %d: FAILED: %s (%s, count %d)\n", wrank, what, alg,
             count);
     failures++;
-  }
-}
-
-/* 2x2 matrix product, in place on inout: inout = in * inout (not
- * commutative, so an out-of-order reduction shows). */
-static void matmul(void *in, void *inout, int *len, MPI_Datatype *t) {
-  double *a = in, *b = inout;
-  (void)t;
-  for (int i = 0; i < *len; i++, a += 4, b += 4) {
-    double c[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
-                   a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3]};
-    memcpy(b, c, sizeof c);
   }
 }
 

@@ -20,6 +20,7 @@
 
 #include <mpi.h>
 
+#include "matmul.h"
 #include "reduce/pat_reduce.h"
 
 #define THREADS 8
@@ -29,16 +30,6 @@ static int rank, size;
 static MPI_Datatype mat;
 static MPI_Op matmul_op;
 
-/* inout = in * inout for 2x2 matrices (not commutative). */
-static void matmul(void *in, void *inout, int *len, MPI_Datatype *t) {
-  double *a = in, *b = inout;
-  (void)t;
-  for (int i = 0; i < *len; i++, a += 4, b += 4) {
-    double c[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
-                   a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3]};
-    memcpy(b, c, sizeof c);
-  }
-}
 
 typedef struct job {
   int t;

@@ -1,8 +1,13 @@
-! An ordinary Fortran MPI program ("use mpi") that knows nothing of
-! patreduce: MPI_REDUCE with every root, a sum and an in-place max, results
-! checked; the pmpi_preload_fortran tests run it with the override preloaded.
+! An ordinary Fortran MPI program that knows nothing of patreduce:
+! MPI_REDUCE with every root, a sum and an in-place max, results checked;
+! the pmpi_preload_fortran tests run it with the override preloaded.  Built
+! twice: with "use mpi", and with "use mpi_f08" (PAT_F08 defined).
 program plain_reduce
+#ifdef PAT_F08
+  use mpi_f08
+#else
   use mpi
+#endif
   implicit none
   integer :: rank, nprocs, root, ierr, bad, mx
   integer(kind=8) :: inv(3), outv(3)
