@@ -501,7 +501,8 @@ static void report(bench *b, const int *algs, int nalgs, samples *s,
     }
     if (b->plot != NULL)
       pb_plot_add(b->plot, b->bytes, pattern, imb_s, pb_alg_name(algs[k]),
-                  sum.median, ref_med / sum.median, absorb);
+                  sum.median, sum.ci_lo, sum.ci_hi, ref_med / sum.median,
+                  absorb);
   }
   fflush(stdout);
 }

@@ -18,7 +18,7 @@ extern char **environ;
 typedef struct point {
   size_t bytes;
   char pattern[64], alg[32];
-  double imbalance, median, speedup, absorption;
+  double imbalance, median, ci_lo, ci_hi, speedup, absorption;
 } point;
 
 struct pb_plot {
@@ -36,7 +36,8 @@ void pb_plot_free(pb_plot *plot) {
 
 int pb_plot_add(pb_plot *plot, size_t bytes, const char *pattern,
                 double imbalance, const char *alg, double median,
-                double speedup, double absorption) {
+                double ci_lo, double ci_hi, double speedup,
+                double absorption) {
   point *q;
   if (plot->n == plot->cap) {
     size_t want = plot->cap ? 2 * plot->cap : 64;
@@ -52,6 +53,8 @@ int pb_plot_add(pb_plot *plot, size_t bytes, const char *pattern,
   snprintf(q->alg, sizeof q->alg, "%s", alg);
   q->imbalance = imbalance;
   q->median = median;
+  q->ci_lo = ci_lo;
+  q->ci_hi = ci_hi;
   q->speedup = speedup;
   q->absorption = absorption;
   return 0;
@@ -88,7 +91,7 @@ static void group_script(FILE *f, const pb_plot *plot, size_t g0,
   static const struct {
     const char *name, *ylabel;
     int column;
-  } kinds[] = {{"runtime", "median time-to-solution (ms)", 2},
+  } kinds[] = {{"runtime", "median time-to-solution (ms), 95% CI", 2},
                {"speedup", "speedup over the reference (median ratio)", 3},
                {"absorption", "absorption (ms)", 4}};
   const point *g = &plot->p[g0];
@@ -110,9 +113,10 @@ static void group_script(FILE *f, const pb_plot *plot, size_t g0,
     fprintf(f, "$g%zu_%d << EOD\n", g0, a);
     for (size_t i = g0; i < plot->n; i++)
       if (same_group(&plot->p[i], g) && strcmp(plot->p[i].alg, algs[a]) == 0)
-        fprintf(f, "%.9g %.9g %.9g %.9g\n", plot->p[i].imbalance * 1e3,
-                plot->p[i].median * 1e3, plot->p[i].speedup,
-                plot->p[i].absorption * 1e3);
+        fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g\n",
+                plot->p[i].imbalance * 1e3, plot->p[i].median * 1e3,
+                plot->p[i].speedup, plot->p[i].absorption * 1e3,
+                plot->p[i].ci_lo * 1e3, plot->p[i].ci_hi * 1e3);
     fprintf(f, "EOD\n");
   }
   safe(g->pattern, pat, sizeof pat);
@@ -132,10 +136,13 @@ static void group_script(FILE *f, const pb_plot *plot, size_t g0,
       fprintf(f, "\n");
       fprintf(f, "set xlabel 'imbalance (ms)'\nset ylabel '%s'\n",
               kinds[k].ylabel);
-      fprintf(f, "set key top left\nset grid\nplot ");
-      for (int a = 0; a < nalgs; a++)
-        fprintf(f, "%s$g%zu_%d using 1:%d with linespoints title '%s'",
-                a ? ", " : "", g0, a, kinds[k].column, algs[a]);
+      /* room at both ends, so the first and last error bars show */
+      fprintf(f, "set key outside right top\nset grid\n"
+                 "set offsets graph 0.03, graph 0.03, 0, 0\nplot ");
+      for (int a = 0; a < nalgs; a++) /* the runtime with its CI */
+        fprintf(f, "%s$g%zu_%d using 1:%d%s with %s linetype %d title '%s'",
+                a ? ", " : "", g0, a, kinds[k].column, k == 0 ? ":5:6" : "",
+                k == 0 ? "yerrorlines" : "linespoints", a % 8 + 1, algs[a]);
       fprintf(f, "\n");
       (*figures)++;
     }
@@ -167,6 +174,15 @@ int pb_plot_write(const pb_plot *plot, const char *prefix, int nranks,
     goto out;
   }
   fprintf(f, "# patbench figures: gnuplot %s\n", script);
+  /* Okabe and Ito's palette, told apart with colour blindness too */
+  {
+    static const char *colours[8] = {"#0072b2", "#d55e00", "#009e73",
+                                     "#cc79a7", "#e69f00", "#56b4e9",
+                                     "#000000", "#f0e442"};
+    for (int t = 0; t < 8; t++)
+      fprintf(f, "set linetype %d lc rgb '%s' lw 2 pt %d\n", t + 1,
+              colours[t], t + 4);
+  }
   for (size_t i = 0; i < plot->n; i++) {
     int first = 1;
     for (size_t j = 0; j < i && first; j++)

@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <gsl/gsl_statistics_double.h>
 
 #include "escape.h"
 #include "patbench.h"
+#include "plot.h"
 #include "reduce/pat_reduce.h"
 
 static char why[1024];
@@ -394,9 +396,58 @@ static void user_text_is_escaped(void **state) {
   }
 }
 
+/* The figures' script: the runtime with its CI as error bars, the legend
+ * outside the data, a fixed colour-blind-safe palette, every point's CI in
+ * the data.  (Whether gnuplot then runs is not this test's business.) */
+static void figures_show_the_ci(void **state) {
+  char prefix[] = "/tmp/patbench_plotXXXXXX", script[64], msg[256];
+  char text[8192];
+  pb_plot *plot = pb_plot_alloc();
+  FILE *f;
+  size_t n;
+  int fd = mkstemp(prefix);
+  (void)state;
+  assert_true(fd >= 0);
+  close(fd);
+  assert_non_null(plot);
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(pb_plot_add(plot, 8, "single", i * 1e-3, "binomial",
+                                 1e-3 + i * 1e-3, 0.9e-3 + i * 1e-3,
+                                 1.2e-3 + i * 1e-3, 1, 0),
+                     0);
+    assert_int_equal(pb_plot_add(plot, 8, "single", i * 1e-3, "oracle",
+                                 1e-3, 0.8e-3, 1.1e-3, 1 + i, 0),
+                     0);
+  }
+  pb_plot_write(plot, prefix, 4, msg, sizeof msg);
+  snprintf(script, sizeof script, "%s.gp", prefix);
+  f = fopen(script, "r");
+  assert_non_null(f);
+  n = fread(text, 1, sizeof text - 1, f);
+  text[n] = '\0';
+  fclose(f);
+  assert_non_null(strstr(text, "using 1:2:5:6 with yerrorlines"));
+  assert_non_null(strstr(text, "using 1:3 with linespoints"));
+  assert_non_null(strstr(text, "set key outside right top"));
+  assert_non_null(strstr(text, "set linetype 1 lc rgb '#0072b2'"));
+  /* binomial at 2 ms: median 3, CI 2.9..3.2 (ms) */
+  assert_non_null(strstr(text, "\n2 3 1 0 2.9 3.2\n"));
+  remove(script);
+  for (int k = 0; k < 6; k++) { /* the figures, if gnuplot drew them */
+    char fig[96];
+    snprintf(fig, sizeof fig, "%s-8B-single-%s.%s", prefix,
+             k / 2 == 0 ? "runtime" : k / 2 == 1 ? "speedup" : "absorption",
+             k % 2 ? "svg" : "png");
+    remove(fig);
+  }
+  remove(prefix);
+  pb_plot_free(plot);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(user_text_is_escaped),
+      cmocka_unit_test(figures_show_the_ci),
       cmocka_unit_test(times_parse_with_units),
       cmocka_unit_test(patterns_parse_and_reject),
       cmocka_unit_test(fixed_patterns_delay_the_right_ranks),
