@@ -86,6 +86,32 @@ static void safe(const char *in, char *out, size_t len) {
 }
 
 /* Writes the figures of the group starting at point g0. */
+/* One line of a figure's data: imbalance, median, speedup, absorption,
+ * CI low, CI high (ms where a time). */
+static void data_row(FILE *f, const point *q) {
+  fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g\n", q->imbalance * 1e3,
+          q->median * 1e3, q->speedup, q->absorption * 1e3, q->ci_lo * 1e3,
+          q->ci_hi * 1e3);
+}
+
+/* The balanced point (pattern none, this size) of alg, for a group whose
+ * imbalances lack 0: the figures start from it.  NULL if the group has its
+ * own point at 0, or nothing balanced was measured. */
+static const point *balanced_point(const pb_plot *plot, const point *g,
+                                   const char *alg) {
+  const point *none = NULL;
+  for (size_t i = 0; i < plot->n; i++) {
+    const point *q = &plot->p[i];
+    if (strcmp(q->alg, alg) != 0 || q->bytes != g->bytes)
+      continue;
+    if (same_group(q, g) && q->imbalance == 0)
+      return NULL;
+    if (strcmp(q->pattern, "none") == 0)
+      none = q;
+  }
+  return none;
+}
+
 static void group_script(FILE *f, const pb_plot *plot, size_t g0,
                          const char *prefix, int nranks, int *figures) {
   static const struct {
@@ -110,13 +136,13 @@ static void group_script(FILE *f, const pb_plot *plot, size_t g0,
   if (!several)
     return;
   for (int a = 0; a < nalgs; a++) {
+    const point *zero = balanced_point(plot, g, algs[a]);
     fprintf(f, "$g%zu_%d << EOD\n", g0, a);
+    if (zero != NULL)
+      data_row(f, zero);
     for (size_t i = g0; i < plot->n; i++)
       if (same_group(&plot->p[i], g) && strcmp(plot->p[i].alg, algs[a]) == 0)
-        fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g\n",
-                plot->p[i].imbalance * 1e3, plot->p[i].median * 1e3,
-                plot->p[i].speedup, plot->p[i].absorption * 1e3,
-                plot->p[i].ci_lo * 1e3, plot->p[i].ci_hi * 1e3);
+        data_row(f, &plot->p[i]);
     fprintf(f, "EOD\n");
   }
   safe(g->pattern, pat, sizeof pat);

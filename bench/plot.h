@@ -1,7 +1,8 @@
 /*
  * patbench's figures: runtime, speedup and absorption against the
  * imbalance, one line per algorithm (the runtime with its 95% CI as error
- * bars, a colour-blind-safe palette, the legend outside the plot), one
+ * bars, a colour-blind-safe palette, the legend outside the plot; the
+ * balanced run, pattern none, as the point at 0 when a pattern has none), one
  * figure set per message size and arrival pattern (the thesis' Fig. 5.4,
  * 5.5 and 5.8), drawn by gnuplot as PNG and SVG.
  */

@@ -410,6 +410,14 @@ static void figures_show_the_ci(void **state) {
   assert_true(fd >= 0);
   close(fd);
   assert_non_null(plot);
+  /* balanced: the x = 0 point of a pattern measured at 1 and 2 ms only */
+  assert_int_equal(pb_plot_add(plot, 8, "none", 0, "binomial", 0.5e-3,
+                               0.4e-3, 0.6e-3, 1, 0),
+                   0);
+  for (int i = 1; i <= 2; i++)
+    assert_int_equal(pb_plot_add(plot, 8, "odd", i * 1e-3, "binomial", 2e-3,
+                                 1.5e-3, 2.5e-3, 1, 0),
+                     0);
   for (int i = 0; i < 3; i++) {
     assert_int_equal(pb_plot_add(plot, 8, "single", i * 1e-3, "binomial",
                                  1e-3 + i * 1e-3, 0.9e-3 + i * 1e-3,
@@ -432,13 +440,19 @@ static void figures_show_the_ci(void **state) {
   assert_non_null(strstr(text, "set linetype 1 lc rgb '#0072b2'"));
   /* binomial at 2 ms: median 3, CI 2.9..3.2 (ms) */
   assert_non_null(strstr(text, "\n2 3 1 0 2.9 3.2\n"));
+  /* pattern odd starts from the balanced point; single has its own 0 */
+  assert_non_null(strstr(text, "EOD\n0 0.5 1 0 0.4 0.6\n1 2 1 0 1.5 2.5\n"));
+  assert_null(strstr(text, "0 0.5 1 0 0.4 0.6\n0 1 1 0"));
   remove(script);
   for (int k = 0; k < 6; k++) { /* the figures, if gnuplot drew them */
     char fig[96];
-    snprintf(fig, sizeof fig, "%s-8B-single-%s.%s", prefix,
-             k / 2 == 0 ? "runtime" : k / 2 == 1 ? "speedup" : "absorption",
-             k % 2 ? "svg" : "png");
-    remove(fig);
+    for (int g = 0; g < 2; g++) {
+      snprintf(fig, sizeof fig, "%s-8B-%s-%s.%s", prefix,
+               g ? "odd" : "single",
+               k / 2 == 0 ? "runtime" : k / 2 == 1 ? "speedup" : "absorption",
+               k % 2 ? "svg" : "png");
+      remove(fig);
+    }
   }
   remove(prefix);
   pb_plot_free(plot);
