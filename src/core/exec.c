@@ -66,7 +66,7 @@
  * took 2080 instructions per call, 1125 with blocking transfers, 843 in
  * order (Open MPI's whole reduce at the leaf: 745-1525, its polling
  * included); patbench --burst 200 at P = 8 on 2 cores, 8 B: binomial
- * 1.24-1.34x the native row (Open MPI's binomial) before, 1.04-1.14x
+ * 1.24-1.34x the native row (Open MPI's binomial) before, 1.04-1.17x
  * after, with the argument checks' memory of the last communicator and
  * (datatype, op) pair (dispatch.c); 0.99-1.04x without Open MPI's
  * argument checks in the PMPI calls (OMPI_MCA_mpi_param_check=0).
