@@ -108,6 +108,14 @@ static _Thread_local struct {
   pat_comm_state *st;
   unsigned long freed; /* states_freed when remembered */
 } last_lookup;
+
+/* This thread's last state, if it was comm's and no state has been freed
+ * since (freed: states_freed now). */
+static pat_comm_state *remembered(MPI_Comm comm, unsigned long freed) {
+  return last_lookup.comm == comm && last_lookup.freed == freed
+             ? last_lookup.st
+             : NULL;
+}
 #endif
 
 static void entry_free(sched_entry *e) {
@@ -280,11 +288,9 @@ int pat_comm_state_get(MPI_Comm comm, pat_comm_state **out) {
     goto out;
 #ifndef PATREDUCE_SMPI
   freed = atomic_load(&states_freed); /* before the lookup it vouches for */
-  if (last_lookup.st != NULL && last_lookup.comm == comm &&
-      last_lookup.freed == freed) {
-    st = last_lookup.st;
+  st = remembered(comm, freed);
+  if (st != NULL)
     goto out;
-  }
 #endif
   st = pat_comm_state_find(comm);
   if (st != NULL)
@@ -336,10 +342,10 @@ MPI_Comm pat_comm_state_priv(const pat_comm_state *st) { return st->priv; }
 int pat_comm_state_known(MPI_Comm comm, int *rank, int *size) {
   int known = 0;
 #ifndef PATREDUCE_SMPI
-  if (last_lookup.st != NULL && last_lookup.comm == comm &&
-      last_lookup.freed == atomic_load(&states_freed)) {
-    *rank = last_lookup.st->rank;
-    *size = last_lookup.st->size;
+  const pat_comm_state *st = remembered(comm, atomic_load(&states_freed));
+  if (st != NULL) {
+    *rank = st->rank;
+    *size = st->size;
     known = 1;
   }
 #else

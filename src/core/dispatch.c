@@ -29,6 +29,8 @@ typedef struct type_op_rc {
   int type, op, probe; /* the datatype, the op, the op on the datatype */
 } type_op_rc;
 
+static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Reads c's datatype facts and op commutativity, and whether the op is
  * defined on the datatype (MPI checks that even for zero elements).
  * These calls have no communicator, so their errors go to MPI_COMM_WORLD's
@@ -37,8 +39,6 @@ typedef struct type_op_rc {
  * communicator.  Facts established before are not read again.  (Another
  * thread's error on MPI_COMM_WORLD in that moment is returned, not
  * fatal.) */
-static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static type_op_rc type_op_facts(pat_call *c) {
   type_op_rc rc = {MPI_SUCCESS, MPI_SUCCESS, MPI_SUCCESS};
   MPI_Errhandler world, self;

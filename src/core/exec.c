@@ -261,7 +261,7 @@ static int run_local(pat_exec *x, int i) {
     t1 = stamp(x);
     if (x->timed)
       pat_trace_note(x->call, PAT_TRACE_COMBINE, -1, op->count, t0, t1);
-    if (x->timed && x->call->pat != NULL && op->count > 0)
+    if (x->call->pat != NULL && op->count > 0)
       pat_state_combine_sample(x->call->pat, (double)op->count * x->elem_bytes,
                                t1 - t0);
   } else if (rc == MPI_SUCCESS) {
