@@ -594,4 +594,5 @@ const pat_alg_row pat_alg_clairvoyant = {
                    "non-commutative ops",
     .build = clairvoyant_build,
     .fallback = PAT_REDUCE_ALG_BINOMIAL,
-    .uses_arrivals = 1};
+    .uses_arrivals = 1,
+    .uses = PAT_SCOPE_BIT(PAT_SCOPE_SEGMENTS)};

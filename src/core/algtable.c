@@ -104,3 +104,24 @@ int pat_alg_select(const pat_alg_row *const *table, int nrows,
   }
   return err;
 }
+
+unsigned long long pat_base_scopes(void) {
+  unsigned long long s = PAT_SCOPE_BIT(PAT_SCOPE_ALL);
+#ifdef PATREDUCE_SMPI
+  s |= PAT_SCOPE_BIT(PAT_SCOPE_MODEL); /* combine.c charges its gamma */
+#endif
+  return s;
+}
+
+unsigned long long pat_alg_scopes(pat_reduce_alg id) {
+  const pat_alg_row *row = row_of(id);
+  unsigned long long s = pat_base_scopes();
+  if (row != NULL) {
+    s |= PAT_SCOPE_BIT(PAT_SCOPE_ROWS + (int)id) | row->uses;
+    if (row->build != NULL)
+      s |= PAT_SCOPE_BIT(PAT_SCOPE_SCHEDULE);
+    if (row->uses_arrivals)
+      s |= PAT_SCOPE_BIT(PAT_SCOPE_ARRIVALS) | PAT_SCOPE_BIT(PAT_SCOPE_MODEL);
+  }
+  return s;
+}

@@ -212,9 +212,9 @@ static _Thread_local struct {
 /* Is op one of MPI's predefined operations?  (A list with a sentinel: the
  * handles are not constant expressions in every MPI.) */
 static int op_predefined(MPI_Op op) {
-  const MPI_Op ops[] = {MPI_MAX,  MPI_MIN,    MPI_SUM,    MPI_PROD,
-                        MPI_LAND, MPI_BAND,   MPI_LOR,    MPI_BOR,
-                        MPI_LXOR, MPI_BXOR,   MPI_MAXLOC, MPI_MINLOC,
+  const MPI_Op ops[] = {MPI_MAX,     MPI_MIN,    MPI_SUM,    MPI_PROD,
+                        MPI_LAND,    MPI_BAND,   MPI_LOR,    MPI_BOR,
+                        MPI_LXOR,    MPI_BXOR,   MPI_MAXLOC, MPI_MINLOC,
                         MPI_REPLACE, MPI_OP_NULL};
   int k = 0;
   while (ops[k] != MPI_OP_NULL && ops[k] != op)
@@ -226,8 +226,7 @@ int pat_type_op_known(MPI_Datatype datatype, MPI_Op op, pat_type_info *info,
                       int *commutative) {
   int known = 0;
 #ifndef PATREDUCE_SMPI
-  if (last_pair.valid && last_pair.datatype == datatype &&
-      last_pair.op == op) {
+  if (last_pair.valid && last_pair.datatype == datatype && last_pair.op == op) {
     *info = last_pair.info;
     *commutative = last_pair.commutative;
     known = 1;

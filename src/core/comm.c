@@ -53,7 +53,7 @@ typedef struct sched_entry {
 
 struct pat_comm_state {
   MPI_Comm priv;
-  int rank, size; /* in the communicator */
+  int rank, size;      /* in the communicator */
   unsigned long calls; /* calls started on this communicator */
   int tag_next;        /* the next call's first tag */
   int tag_ub;
@@ -112,9 +112,8 @@ static _Thread_local struct {
 /* This thread's last state, if it was comm's and no state has been freed
  * since (freed: states_freed now). */
 static pat_comm_state *remembered(MPI_Comm comm, unsigned long freed) {
-  return last_lookup.comm == comm && last_lookup.freed == freed
-             ? last_lookup.st
-             : NULL;
+  return last_lookup.comm == comm && last_lookup.freed == freed ? last_lookup.st
+                                                                : NULL;
 }
 #endif
 
@@ -156,7 +155,8 @@ static int finalize_hook(MPI_Comm comm, int keyval, void *value, void *extra) {
   (void)extra;
   if (mpi_finalized())
     return MPI_SUCCESS;
-  if (pat_config_get()->verbose >= 1) { /* one summary: MPI_COMM_WORLD's rank 0 */
+  if (pat_config_get()->verbose >=
+      1) { /* one summary: MPI_COMM_WORLD's rank 0 */
     int wrank = -1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     if (wrank == 0)
@@ -222,6 +222,7 @@ static int agree(MPI_Comm priv) {
   const pat_env_var *vars[PAT_ENV_MAX];
   const pat_config *cfg = pat_config_get();
   unsigned long long mine[PAT_ENV_MAX], h[2 * PAT_ENV_MAX + 1], *all = NULL;
+  const char *why;
   int n = pat_config_fingerprints(vars, mine, PAT_ENV_MAX), bad = -1;
   int rc, rank, size;
   char ranks[160] = "";
@@ -230,13 +231,17 @@ static int agree(MPI_Comm priv) {
     h[i] = mine[i];
     h[n + i] = ~mine[i];
   }
-  h[2 * n] = cfg->error != PAT_SUCCESS; /* a bad value anywhere */
+  /* a bad value every call reads (one that only some rows read is the
+   * same on every rank once the values agree: dispatch.c fails or
+   * ignores it alike) */
+  why = pat_config_bad(cfg, pat_base_scopes());
+  h[2 * n] = why != NULL;
   rc = PMPI_Allreduce(MPI_IN_PLACE, h, 2 * n + 1, MPI_UNSIGNED_LONG_LONG,
                       MPI_MAX, priv);
   if (rc == MPI_SUCCESS && h[2 * n] != 0) {
     /* every rank fails, the one with the bad value saying which */
-    if (cfg->error != PAT_SUCCESS)
-      pat_warn_once("%s", cfg->why);
+    if (why != NULL)
+      pat_warn_once("%s", why);
     else
       pat_warn_once("a PAT_REDUCE_* variable has a bad value on another "
                     "rank of this communicator (that rank says which)");
@@ -264,10 +269,13 @@ static int agree(MPI_Comm priv) {
   if (rc == MPI_SUCCESS) {
     const char *v = getenv(vars[bad]->name);
     pat_warn_once("%s is not the same on every rank of a communicator: "
-                  "ranks %s differ from rank 0 (rank %d has '%s'); set it "
+                  "ranks %s differ from rank 0 (rank %d has '%s'%s); set it "
                   "alike on every rank",
                   vars[bad]->name, ranks, rank,
-                  v != NULL && v[0] != '\0' ? v : vars[bad]->fallback);
+                  v != NULL && v[0] != '\0' ? v : vars[bad]->fallback,
+                  vars[bad] == &pat_env_table[PAT_ENV_MODEL]
+                      ? ", a file that must read alike everywhere"
+                      : "");
     rc = MPI_ERR_ARG;
   }
 out:

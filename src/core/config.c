@@ -22,76 +22,87 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
     [PAT_ENV_ALGORITHM] = {"PAT_REDUCE_ALGORITHM", "binomial",
                            "algorithm used by pat_reduce() and the MPI_Reduce "
                            "override; a name from "
-                           "the algorithm table, case-insensitive"},
+                           "the algorithm table, case-insensitive",
+                           0, PAT_SCOPE_ALL},
     [PAT_ENV_VERBOSE] =
         {"PAT_REDUCE_VERBOSE", "0",
          "0 quiet; 1 one line per communicator at its first call (rank 0: "
          "the algorithm that served it), each fallback once, and at "
          "MPI_Finalize rank 0's calls per algorithm and fallbacks; 2 also "
          "every call (rank, call number, count, root, algorithm), on stderr",
-         1},
+         1, PAT_SCOPE_ALL},
     [PAT_ENV_PREDICTOR] = {"PAT_REDUCE_PREDICTOR", "sma:5",
                            "arrival-time predictor of the clairvoyant "
                            "algorithm: sma, sma:W (moving average of W "
-                           "calls) or last"},
+                           "calls) or last",
+                           0, PAT_SCOPE_ARRIVALS},
     [PAT_ENV_EXCHANGE_INTERVAL] = {"PAT_REDUCE_EXCHANGE_INTERVAL", "1",
                                    "exchange the arrival stamps every N "
                                    "calls (N >= 1); 0: never (the "
-                                   "predictor then sees no arrivals)"},
+                                   "predictor then sees no arrivals)",
+                                   0, PAT_SCOPE_ARRIVALS},
     [PAT_ENV_EXCHANGE_LAG] = {"PAT_REDUCE_EXCHANGE_LAG", "1",
                               "an exchange started in call k is completed "
-                              "and used in call k + L (1 <= L <= 64)"},
+                              "and used in call k + L (1 <= L <= 64)",
+                              0, PAT_SCOPE_ARRIVALS},
     [PAT_ENV_CLOCK_REFRESH] = {"PAT_REDUCE_CLOCK_REFRESH", "0",
                                "re-estimate the clock offsets to rank 0 "
                                "every N calls (0: only at first use); a "
                                "refresh is a blocking ping-pong of every "
                                "rank with rank 0 at the end of a call; "
-                               "unused when MPI_WTIME_IS_GLOBAL is set"},
+                               "unused when MPI_WTIME_IS_GLOBAL is set",
+                               0, PAT_SCOPE_ARRIVALS},
     [PAT_ENV_MODEL] = {"PAT_REDUCE_MODEL", "",
-                       "round-cost model file (alpha, beta, gamma) for the "
-                       "clairvoyant algorithm; default: measured"},
+                       "round-cost model file (alpha, beta, gamma) of the "
+                       "algorithms that plan with a cost model; default: "
+                       "measured (clairvoyant), else CURIE-like",
+                       0, PAT_SCOPE_MODEL},
     [PAT_ENV_ROUND_COST] = {"PAT_REDUCE_ROUND_COST", "",
                             "a constant cost per message (a time > 0: 2.5us), "
                             "whatever its size (alpha = c, beta = gamma = "
-                            "0); overrides PAT_REDUCE_MODEL"},
+                            "0); overrides PAT_REDUCE_MODEL",
+                            0, PAT_SCOPE_ARRIVALS},
     [PAT_ENV_MAX_OUTSTANDING] = {"PAT_REDUCE_MAX_OUTSTANDING", "1",
                                  "schedule executor: a receive of a later "
                                  "round than the earliest unfinished one is "
                                  "posted only while fewer receives are in "
                                  "flight (0..1000000); those of that round "
-                                 "are always posted"},
+                                 "are always posted",
+                                 0, PAT_SCOPE_SCHEDULE},
     [PAT_ENV_MAX_SENDS] = {"PAT_REDUCE_MAX_SENDS", "4",
                            "schedule executor: a send of a later round "
                            "than the earliest unfinished one is posted "
                            "only while fewer sends are in flight "
                            "(0..1000000); those of that round are always "
-                           "posted"},
+                           "posted",
+                           0, PAT_SCOPE_SCHEDULE},
     [PAT_ENV_SMPI_SHARED_ABOVE] = {"PAT_REDUCE_SMPI_SHARED_ABOVE", "0",
                                    "SMPI build only: temporaries of more "
                                    "than this many bytes (8M) come from "
                                    "SMPI_SHARED_MALLOC (one block shared by "
                                    "all ranks: simulated times stay right, "
                                    "results do not); 0: never",
-                                   1},
+                                   1, PAT_SCOPE_ALL},
     [PAT_ENV_SCRATCH_KEEP] = {"PAT_REDUCE_SCRATCH_KEEP", "67108864",
                               "most bytes (64M) of temporaries, and of "
                               "executor state, that each communicator "
                               "keeps between calls (larger needs are "
                               "allocated and freed per call); 0: none",
-                              1},
+                              1, PAT_SCOPE_ALL},
     [PAT_ENV_SCHEDULE_CACHE] = {"PAT_REDUCE_SCHEDULE_CACHE", "16",
                                 "schedules each communicator keeps for "
                                 "reuse, least recently used dropped first "
                                 "(1..4096): calls that alternate between "
                                 "roots, counts or algorithms (IMB rotates "
                                 "the root) reuse theirs",
-                                1},
+                                1, PAT_SCOPE_SCHEDULE},
     [PAT_ENV_SEGMENTS] = {"PAT_REDUCE_SEGMENTS", "0",
                           "segmenting algorithms (pipeline, clairvoyant): "
                           "number of segments the message is cut into "
                           "(1..16384, at most the count; clairvoyant at "
                           "most 1024); 0 = automatic, each algorithm's "
-                          "choice under the cost model"},
+                          "choice under the cost model",
+                          0, PAT_SCOPE_SEGMENTS},
 };
 
 const pat_model pat_model_curie = {
@@ -120,165 +131,154 @@ static const char *env_value(const char *(*get)(const char *), int index) {
   return v;
 }
 
+/* Records a bad value in scope: its message is the scope's first one
+ * and, if no value was bad before, the configuration's.  Parsing goes on,
+ * the variable keeping its fallback, so that every bad value is known. */
+static void bad(pat_config *cfg, int scope, const char *fmt, ...) {
+  char msg[sizeof cfg->why];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (!(cfg->bad & PAT_SCOPE_BIT(scope)))
+    snprintf(cfg->scope_why[scope], sizeof cfg->scope_why[scope], "%s", msg);
+  if (cfg->error == PAT_SUCCESS)
+    snprintf(cfg->why, sizeof cfg->why, "%s", msg);
+  cfg->bad |= PAT_SCOPE_BIT(scope);
+  cfg->error = PAT_ERR_BAD_ENV;
+}
+
+const char *pat_config_bad(const pat_config *cfg, unsigned long long scopes) {
+  unsigned long long hit = cfg->bad & scopes;
+  const char *why = NULL;
+  for (int s = 0; s < PAT_SCOPE_COUNT && why == NULL; s++)
+    if (hit & PAT_SCOPE_BIT(s))
+      why = cfg->scope_why[s];
+  return why;
+}
+
 /* A size in bytes (units.c: 64K, 4M) or an error naming the variable and
  * the valid values. */
-static int parse_bytes(pat_config *cfg, int var, const char *v, long *out) {
-  long long b;
+static int parse_bytes(pat_config *cfg, const char *(*get)(const char *),
+                       int var, long *out) {
+  const char *v = env_value(get, var);
+  long long b = 0;
   if (pat_parse_bytes(v, LONG_MAX, &b) == 1) {
     *out = (long)b;
     return 1;
   }
-  snprintf(cfg->why, sizeof cfg->why,
-           "%s=%s is not a size in bytes; valid: a whole number >= 0 with an "
-           "optional K, M or G suffix (powers of 1024), e.g. 64M",
-           pat_env_table[var].name, v);
-  cfg->error = PAT_ERR_BAD_ENV;
+  pat_parse_bytes(pat_env_table[var].fallback, LONG_MAX, &b);
+  *out = (long)b;
+  bad(cfg, pat_env_table[var].scope,
+      "%s=%s is not a size in bytes; valid: a whole number >= 0 with an "
+      "optional K, M or G suffix (powers of 1024), e.g. 64M",
+      pat_env_table[var].name, v);
   return 0;
 }
 
 /* An integer in [lo, hi] or an error naming the variable and the valid
  * values: "is not <valid>", by default "an integer in lo..hi". */
-static int parse_long_as(pat_config *cfg, int var, const char *v, long lo,
-                         long hi, const char *valid, long *out) {
+static int parse_long_as(pat_config *cfg, const char *(*get)(const char *),
+                         int var, long lo, long hi, const char *valid,
+                         long *out) {
+  const char *v = env_value(get, var);
   char *end = NULL;
   long x = isdigit((unsigned char)v[0]) ? strtol(v, &end, 10) : lo - 1;
   if (end == NULL || *end != '\0' || x < lo || x > hi) {
+    *out = strtol(pat_env_table[var].fallback, NULL, 10);
     if (valid != NULL)
-      snprintf(cfg->why, sizeof cfg->why, "%s=%s is not %s",
-               pat_env_table[var].name, v, valid);
+      bad(cfg, pat_env_table[var].scope, "%s=%s is not %s",
+          pat_env_table[var].name, v, valid);
     else
-      snprintf(cfg->why, sizeof cfg->why, "%s=%s is not an integer in %ld..%ld",
-               pat_env_table[var].name, v, lo, hi);
-    cfg->error = PAT_ERR_BAD_ENV;
+      bad(cfg, pat_env_table[var].scope, "%s=%s is not an integer in %ld..%ld",
+          pat_env_table[var].name, v, lo, hi);
     return 0;
   }
   *out = x;
   return 1;
 }
 
-static int parse_long(pat_config *cfg, int var, const char *v, long lo, long hi,
-                      long *out) {
-  return parse_long_as(cfg, var, v, lo, hi, NULL, out);
+/* As parse_long_as, into an int. */
+static void parse_int(pat_config *cfg, const char *(*get)(const char *),
+                      int var, long lo, long hi, const char *valid, int *out) {
+  long x;
+  parse_long_as(cfg, get, var, lo, hi, valid, &x);
+  *out = (int)x;
 }
 
 void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
-  const char *alg = env_value(get, PAT_ENV_ALGORITHM);
-  const char *predictor = env_value(get, PAT_ENV_PREDICTOR);
-  const char *model = env_value(get, PAT_ENV_MODEL);
-  const char *cost = env_value(get, PAT_ENV_ROUND_COST);
-  char names[256];
-  long x;
+  const char *alg, *predictor, *model, *cost;
+  char msg[sizeof cfg->why], valid[96];
   pat_predictor *probe = NULL;
 
   memset(cfg, 0, sizeof *cfg);
   cfg->algorithm = PAT_REDUCE_ALG_BINOMIAL;
   cfg->error = PAT_SUCCESS;
+  alg = env_value(get, PAT_ENV_ALGORITHM);
+  predictor = env_value(get, PAT_ENV_PREDICTOR);
+  model = env_value(get, PAT_ENV_MODEL);
+  cost = env_value(get, PAT_ENV_ROUND_COST);
 
   if (pat_reduce_algorithm_lookup(alg, &cfg->algorithm) != PAT_SUCCESS) {
-    pat_alg_names(names, sizeof names);
-    snprintf(cfg->why, sizeof cfg->why, "%s=%s is not an algorithm; valid: %s",
-             pat_env_table[PAT_ENV_ALGORITHM].name, alg, names);
-    cfg->error = PAT_ERR_BAD_ENV;
-    goto out;
+    pat_alg_names(msg, sizeof msg);
+    bad(cfg, PAT_SCOPE_ALL, "%s=%s is not an algorithm; valid: %s",
+        pat_env_table[PAT_ENV_ALGORITHM].name, alg, msg);
   }
-  if (!parse_long(cfg, PAT_ENV_VERBOSE, env_value(get, PAT_ENV_VERBOSE), 0, 2,
-                  &x))
-    goto out;
-  cfg->verbose = (int)x;
-  if (pat_predictor_alloc(predictor, 1, &probe, cfg->why, sizeof cfg->why) !=
-      PAT_SUCCESS) {
-    cfg->error = PAT_ERR_BAD_ENV;
-    goto out;
-  }
-  if (strlen(predictor) >= sizeof cfg->predictor) {
-    snprintf(cfg->why, sizeof cfg->why,
-             "%s=%.40s... is longer than %zu "
-             "characters",
-             pat_env_table[PAT_ENV_PREDICTOR].name, predictor,
-             sizeof cfg->predictor - 1);
-    cfg->error = PAT_ERR_BAD_ENV;
-    goto out;
-  }
-  snprintf(cfg->predictor, sizeof cfg->predictor, "%s", predictor);
-  if (!parse_long(cfg, PAT_ENV_EXCHANGE_INTERVAL,
-                  env_value(get, PAT_ENV_EXCHANGE_INTERVAL), 0, 1000000, &x))
-    goto out;
-  cfg->exchange_interval = (int)x;
-  if (!parse_long(cfg, PAT_ENV_EXCHANGE_LAG,
-                  env_value(get, PAT_ENV_EXCHANGE_LAG), 1, 64, &x))
-    goto out;
-  cfg->exchange_lag = (int)x;
-  if (!parse_long(cfg, PAT_ENV_CLOCK_REFRESH,
-                  env_value(get, PAT_ENV_CLOCK_REFRESH), 0, 1000000000, &x))
-    goto out;
-  cfg->clock_refresh = x;
+  parse_int(cfg, get, PAT_ENV_VERBOSE, 0, 2, NULL, &cfg->verbose);
+  snprintf(cfg->predictor, sizeof cfg->predictor, "%s",
+           pat_env_table[PAT_ENV_PREDICTOR].fallback);
+  if (strlen(predictor) >= sizeof cfg->predictor)
+    bad(cfg, PAT_SCOPE_ARRIVALS, "%s=%.40s... is longer than %zu characters",
+        pat_env_table[PAT_ENV_PREDICTOR].name, predictor,
+        sizeof cfg->predictor - 1);
+  else if (pat_predictor_alloc(predictor, 1, &probe, msg, sizeof msg) !=
+           PAT_SUCCESS)
+    bad(cfg, PAT_SCOPE_ARRIVALS, "%s", msg);
+  else
+    snprintf(cfg->predictor, sizeof cfg->predictor, "%s", predictor);
+  parse_int(cfg, get, PAT_ENV_EXCHANGE_INTERVAL, 0, 1000000, NULL,
+            &cfg->exchange_interval);
+  parse_int(cfg, get, PAT_ENV_EXCHANGE_LAG, 1, 64, NULL, &cfg->exchange_lag);
+  parse_long_as(cfg, get, PAT_ENV_CLOCK_REFRESH, 0, 1000000000, NULL,
+                &cfg->clock_refresh);
   if (model[0] != '\0') {
-    if (pat_model_read(model, &cfg->model, cfg->why, sizeof cfg->why) !=
-        PAT_SUCCESS) {
-      cfg->error = PAT_ERR_BAD_ENV;
-      goto out;
-    }
-    cfg->has_model = 1;
+    if (pat_model_read(model, &cfg->model, msg, sizeof msg) == PAT_SUCCESS)
+      cfg->has_model = 1;
+    else
+      bad(cfg, PAT_SCOPE_MODEL, "%s", msg);
   }
-  if (cost[0] != '\0') {
-    if (!pat_parse_seconds(cost, &cfg->round_cost) || !(cfg->round_cost > 0)) {
-      snprintf(cfg->why, sizeof cfg->why,
-               "%s=%s is not a time > 0; valid: a number with an optional "
-               "unit s, ms, us or ns (none: seconds), e.g. 2.5us",
-               pat_env_table[PAT_ENV_ROUND_COST].name, cost);
-      cfg->error = PAT_ERR_BAD_ENV;
-      goto out;
-    }
+  if (cost[0] != '\0' &&
+      (!pat_parse_seconds(cost, &cfg->round_cost) || !(cfg->round_cost > 0))) {
+    cfg->round_cost = 0;
+    bad(cfg, pat_env_table[PAT_ENV_ROUND_COST].scope,
+        "%s=%s is not a time > 0; valid: a number with an optional unit s, "
+        "ms, us or ns (none: seconds), e.g. 2.5us",
+        pat_env_table[PAT_ENV_ROUND_COST].name, cost);
   }
-  if (!parse_long(cfg, PAT_ENV_MAX_OUTSTANDING,
-                  env_value(get, PAT_ENV_MAX_OUTSTANDING), 0, 1000000, &x))
-    goto out;
-  cfg->max_outstanding = (int)x;
-  if (!parse_long(cfg, PAT_ENV_MAX_SENDS, env_value(get, PAT_ENV_MAX_SENDS), 0,
-                  1000000, &x))
-    goto out;
-  cfg->max_sends = (int)x;
-  if (!parse_bytes(cfg, PAT_ENV_SMPI_SHARED_ABOVE,
-                   env_value(get, PAT_ENV_SMPI_SHARED_ABOVE),
-                   &cfg->smpi_shared_above) ||
-      !parse_bytes(cfg, PAT_ENV_SCRATCH_KEEP,
-                   env_value(get, PAT_ENV_SCRATCH_KEEP), &cfg->scratch_keep))
-    goto out;
-  if (!parse_long(cfg, PAT_ENV_SCHEDULE_CACHE,
-                  env_value(get, PAT_ENV_SCHEDULE_CACHE), 1,
-                  PAT_MAX_SCHEDULE_CACHE, &x))
-    goto out;
-  cfg->schedule_cache = (int)x;
-  {
-    char valid[96];
-    snprintf(valid, sizeof valid,
-             "a segment count; valid: 0 (automatic) or 1..%d",
-             PAT_MAX_SEGMENTS);
-    if (!parse_long_as(cfg, PAT_ENV_SEGMENTS, env_value(get, PAT_ENV_SEGMENTS),
-                       0, PAT_MAX_SEGMENTS, valid, &x))
-      goto out;
-    cfg->segments = (int)x;
-  }
+  parse_int(cfg, get, PAT_ENV_MAX_OUTSTANDING, 0, 1000000, NULL,
+            &cfg->max_outstanding);
+  parse_int(cfg, get, PAT_ENV_MAX_SENDS, 0, 1000000, NULL, &cfg->max_sends);
+  parse_bytes(cfg, get, PAT_ENV_SMPI_SHARED_ABOVE, &cfg->smpi_shared_above);
+  parse_bytes(cfg, get, PAT_ENV_SCRATCH_KEEP, &cfg->scratch_keep);
+  parse_int(cfg, get, PAT_ENV_SCHEDULE_CACHE, 1, PAT_MAX_SCHEDULE_CACHE, NULL,
+            &cfg->schedule_cache);
+  snprintf(valid, sizeof valid,
+           "a segment count; valid: 0 (automatic) or 1..%d", PAT_MAX_SEGMENTS);
+  parse_int(cfg, get, PAT_ENV_SEGMENTS, 0, PAT_MAX_SEGMENTS, valid,
+            &cfg->segments);
   /* each algorithm parses its own tunables into its block */
   for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++) {
     const pat_alg_row *row = pat_alg_table[i];
     if (row->parse == NULL)
       continue;
-    if (row->config_size > PAT_ALG_CONFIG_BYTES) {
-      snprintf(cfg->why, sizeof cfg->why,
-               "algorithm %s keeps %zu bytes of tunables, more than "
-               "PAT_ALG_CONFIG_BYTES (%d)",
-               row->name, row->config_size, PAT_ALG_CONFIG_BYTES);
-      cfg->error = PAT_ERR_BAD_ENV;
-      goto out;
-    }
-    if (row->parse(cfg->alg[i], get, cfg->why, sizeof cfg->why) !=
-        PAT_SUCCESS) {
-      cfg->error = PAT_ERR_BAD_ENV;
-      goto out;
-    }
+    if (row->config_size > PAT_ALG_CONFIG_BYTES)
+      bad(cfg, PAT_SCOPE_ROWS + i,
+          "algorithm %s keeps %zu bytes of tunables, more than "
+          "PAT_ALG_CONFIG_BYTES (%d)",
+          row->name, row->config_size, PAT_ALG_CONFIG_BYTES);
+    else if (row->parse(cfg->alg[i], get, msg, sizeof msg) != PAT_SUCCESS)
+      bad(cfg, PAT_SCOPE_ROWS + i, "%s", msg);
   }
-out:
   pat_predictor_free(probe);
 }
 
@@ -300,8 +300,7 @@ static struct {
 const pat_config *pat_config_get(void) {
   if (!atomic_load_explicit(&pat_config_cache.loaded, memory_order_acquire)) {
     PAT_LOCK(&config_lock);
-    if (!atomic_load_explicit(&pat_config_cache.loaded,
-                              memory_order_relaxed)) {
+    if (!atomic_load_explicit(&pat_config_cache.loaded, memory_order_relaxed)) {
       pat_config_parse(&pat_config_cache.cfg, process_getenv);
       atomic_store_explicit(&pat_config_cache.loaded, 1, memory_order_release);
     }

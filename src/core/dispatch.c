@@ -64,8 +64,7 @@ static type_op_rc type_op_facts(pat_call *c) {
   PMPI_Errhandler_free(&world);
   PMPI_Errhandler_free(&self);
   PAT_UNLOCK(&handler_lock);
-  if (rc.type == MPI_SUCCESS && rc.op == MPI_SUCCESS &&
-      rc.probe == MPI_SUCCESS)
+  if (rc.type == MPI_SUCCESS && rc.op == MPI_SUCCESS && rc.probe == MPI_SUCCESS)
     pat_type_op_remember(c->datatype, c->op, &c->type, c->commutative);
   return rc;
 }
@@ -279,6 +278,32 @@ void pat_dispatch_summary(int rank) {
             rank, total, line, atomic_load(&fallbacks));
 }
 
+/* A bad setting fails the call if the call would read it (the scopes of
+ * the row asked for and of the one serving it, and the PAT layer's once
+ * the communicator has one); any other is said once by rank 0 of the
+ * communicator and ignored. */
+static int settings_usable(const pat_call *c, pat_reduce_alg alg,
+                           pat_reduce_alg chosen) {
+  const pat_config *cfg = pat_config_get();
+  unsigned long long used = pat_alg_scopes(alg) | pat_alg_scopes(chosen);
+  const char *why;
+  int rc = MPI_SUCCESS;
+  if (pat_comm_state_has_pat(c->state))
+    used |= PAT_SCOPE_BIT(PAT_SCOPE_ARRIVALS);
+  why = pat_config_bad(cfg, used);
+  if (why != NULL) {
+    rc = arg_error(c->comm, MPI_ERR_ARG, why);
+    goto out;
+  }
+  for (int s = 0; s < PAT_SCOPE_COUNT && c->rank == 0; s++)
+    if (cfg->bad & ~used & PAT_SCOPE_BIT(s))
+      pat_warn_once("%s; %s does not use it, so it is ignored "
+                    "(patreduce_info --check lists every setting)",
+                    cfg->scope_why[s], pat_alg_table[chosen]->name);
+out:
+  return rc;
+}
+
 static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
                     int count, MPI_Datatype datatype, MPI_Op op, int root,
                     MPI_Comm comm, const oracle *orc) {
@@ -310,9 +335,19 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
   rc = pat_comm_state_get(comm, &c.state);
   if (rc != MPI_SUCCESS)
     goto raise;
-  if (cfg->error != PAT_SUCCESS) {
-    rc = arg_error(comm, MPI_ERR_ARG, cfg->why);
-    goto out;
+  props = (pat_call_props){.commutative = c.commutative,
+                           .contiguous = c.type.contiguous,
+                           .count = count};
+  if (pat_alg_select(pat_alg_table, PAT_REDUCE_ALG_COUNT, alg, &props,
+                     &chosen) != PAT_SUCCESS) {
+    rc = MPI_ERR_INTERN;
+    goto raise;
+  }
+  /* the same on every rank: the values agree (comm.c) */
+  if (cfg->bad != 0) {
+    rc = settings_usable(&c, alg, chosen);
+    if (rc != MPI_SUCCESS)
+      goto out;
   }
   c.priv = pat_comm_state_priv(c.state);
   c.tag = pat_comm_state_next_tag(c.state);
@@ -334,14 +369,6 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
                   "first");
     rc = MPI_ERR_ARG;
     goto depart;
-  }
-  props = (pat_call_props){.commutative = c.commutative,
-                           .contiguous = c.type.contiguous,
-                           .count = count};
-  if (pat_alg_select(pat_alg_table, PAT_REDUCE_ALG_COUNT, alg, &props,
-                     &chosen) != PAT_SUCCESS) {
-    rc = MPI_ERR_INTERN;
-    goto raise;
   }
   if (chosen != alg && cfg->verbose >= 1) {
     unsigned unmet = pat_alg_unmet(pat_alg_table[alg], &props);
@@ -446,6 +473,7 @@ int pat_schedule_execute(const pat_schedule *sched, const void *sendbuf,
                 .datatype = datatype,
                 .op = op,
                 .comm = comm};
+  const char *why;
   int rc = MPI_SUCCESS;
   if (p == NULL) {
     rc = arg_error(comm, MPI_ERR_ARG, "sched is NULL");
@@ -475,8 +503,10 @@ int pat_schedule_execute(const pat_schedule *sched, const void *sendbuf,
     goto out;
   }
   rc = pat_comm_state_get(comm, &c.state);
-  if (rc == MPI_SUCCESS && pat_config_get()->error != PAT_SUCCESS) {
-    rc = arg_error(comm, MPI_ERR_ARG, pat_config_get()->why);
+  why = pat_config_bad(pat_config_get(),
+                       pat_base_scopes() | PAT_SCOPE_BIT(PAT_SCOPE_SCHEDULE));
+  if (rc == MPI_SUCCESS && why != NULL) {
+    rc = arg_error(comm, MPI_ERR_ARG, why);
     goto out;
   }
   if (rc == MPI_SUCCESS) {

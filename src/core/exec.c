@@ -151,8 +151,8 @@ static int buffers_alloc(pat_exec *x) {
   x->rd[PAT_SLOT_RECV] = c->recvbuf;
   x->wr[PAT_SLOT_RECV] = c->recvbuf;
   x->readable = 1u << PAT_SLOT_SEND | root << PAT_SLOT_RECV;
-  x->writable = (unsigned)(c->in_place != 0) << PAT_SLOT_SEND |
-                root << PAT_SLOT_RECV;
+  x->writable =
+      (unsigned)(c->in_place != 0) << PAT_SLOT_SEND | root << PAT_SLOT_RECV;
   if (d->ntmp == 0)
     return rc;
   for (int k = 0; k < d->ntmp; k++) {
@@ -283,8 +283,8 @@ static int transfer(pat_exec *x, int i, MPI_Request *req) {
     if (rc == MPI_SUCCESS)
       rc = req != NULL ? PMPI_Irecv(to, op->count, c->datatype, op->peer,
                                     c->tag, c->priv, req)
-                       : PMPI_Recv(to, op->count, c->datatype, op->peer,
-                                   c->tag, c->priv, MPI_STATUS_IGNORE);
+                       : PMPI_Recv(to, op->count, c->datatype, op->peer, c->tag,
+                                   c->priv, MPI_STATUS_IGNORE);
   } else {
     const char *from;
     rc = rd_at(x, op->src, op->offset, &from);

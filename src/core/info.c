@@ -8,7 +8,8 @@
  *                            value, and each bad one with the message a
  *                            call would fail with (each variable is parsed
  *                            alone, the others at their defaults, so every
- *                            bad one is named, not only the first), and
+ *                            bad one is named, not only the first) and the
+ *                            algorithms whose calls it fails, and
  *                            every PAT_REDUCE_* name that is no variable
  *                            (a typo the library would silently ignore);
  *                            exit 2 if anything is wrong, else 0
@@ -23,7 +24,26 @@ extern char **environ;
 
 #define VARS_MAX 128
 
+/* "every algorithm", or the algorithms whose calls read a variable of
+ * one of scopes. */
+static const char *readers(unsigned long long scopes, char *buf, size_t len) {
+  size_t used = 0;
+  int all = 1;
+  buf[0] = '\0';
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+    if (!(pat_alg_scopes((pat_reduce_alg)a) & scopes)) {
+      all = 0;
+      continue;
+    }
+    if (used < len)
+      used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+                               pat_alg_table[a]->name);
+  }
+  return all ? "every algorithm" : used ? buf : "no algorithm";
+}
+
 static int print_tables(void) {
+  char who[256];
   const pat_env_var *vars[VARS_MAX];
   int n = pat_env_all(vars, VARS_MAX);
   printf("Algorithms (PAT_REDUCE_ALGORITHM, case-insensitive):\n");
@@ -36,10 +56,12 @@ static int print_tables(void) {
     printf("%s\n", row->env && row->env->name ? "]" : "");
   }
   printf("\nEnvironment variables:\n");
-  for (int i = 0; i < n && i < VARS_MAX; i++)
-    printf("  %-26s (default %s) %s\n", vars[i]->name,
+  for (int i = 0; i < n && i < VARS_MAX; i++) {
+    printf("  %-26s (default %s) %s [read by: %s]\n", vars[i]->name,
            vars[i]->fallback[0] ? vars[i]->fallback : "none",
-           vars[i]->description);
+           vars[i]->description,
+           readers(PAT_SCOPE_BIT(vars[i]->scope), who, sizeof who));
+  }
   return 0;
 }
 
@@ -74,10 +96,17 @@ static int check(void) {
     alone_name = vars[i]->name;
     pat_config_parse(cfg, alone_getenv);
     printf("  %-29s %s%s", vars[i]->name,
-           set ? v : vars[i]->fallback[0] ? vars[i]->fallback : "none",
+           set                    ? v
+           : vars[i]->fallback[0] ? vars[i]->fallback
+                                  : "none",
            set ? "" : " (default)");
     if (set && cfg->error != PAT_SUCCESS) {
-      printf("  BAD: %s", cfg->why);
+      char who[256];
+      const char *r = readers(cfg->bad, who, sizeof who);
+      printf("  BAD: %s (calls of %s fail%s)", cfg->why, r,
+             strcmp(r, "every algorithm") == 0
+                 ? ""
+                 : "; the others say so once and ignore it");
       bad++;
     }
     printf("\n");
@@ -89,8 +118,9 @@ static int check(void) {
              (int)strcspn(*e, "="), *e);
       bad++;
     }
-  printf("%s\n", bad == 0 ? "OK" : "BAD SETTINGS: calls would fail, or a "
-                                   "setting would be ignored");
+  printf("%s\n", bad == 0 ? "OK"
+                          : "BAD SETTINGS: calls would fail, or a "
+                            "setting would be ignored");
   free(cfg);
   return bad == 0 ? 0 : 2;
 }
@@ -100,13 +130,12 @@ int main(int argc, char **argv) {
     return print_tables();
   if (argc == 2 && strcmp(argv[1], "--check") == 0)
     return check();
-  fprintf(stderr,
-          "usage: patreduce_info [--check]\n"
-          "  (none)    the algorithms and the environment variables\n"
-          "  --check   this environment's settings, each bad one named "
-          "(exit 2)\n");
-  return argc == 2 && (strcmp(argv[1], "--help") == 0 ||
-                       strcmp(argv[1], "-h") == 0)
+  fprintf(stderr, "usage: patreduce_info [--check]\n"
+                  "  (none)    the algorithms and the environment variables\n"
+                  "  --check   this environment's settings, each bad one named "
+                  "(exit 2)\n");
+  return argc == 2 &&
+                 (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
              ? 0
              : 2;
 }

@@ -94,7 +94,25 @@ typedef struct pat_env_var {
    * 0: it shapes communication, so every rank of a communicator must
    * agree (checked at the communicator's first call: comm.c) */
   int local;
+  /* the PAT_SCOPE_* of what reads it: an algorithm's tunables are its
+   * row's, PAT_SCOPE_ROWS + its id (a unit test checks) */
+  int scope;
 } pat_env_var;
+
+/* What uses a variable.  A call fails on a bad value only if its algorithm
+ * uses the variable (pat_alg_scopes); a bad value nothing in the call uses
+ * is reported once and ignored (patreduce_info --check names them all). */
+enum {
+  PAT_SCOPE_ALL = 0,  /* every call */
+  PAT_SCOPE_SCHEDULE, /* the schedule executor: rows with a build */
+  PAT_SCOPE_ARRIVALS, /* the PAT layer: rows that plan with arrival times */
+  PAT_SCOPE_MODEL,    /* the cost model (in SMPI also the combine charge) */
+  PAT_SCOPE_SEGMENTS, /* the segment count of segmenting rows */
+  PAT_SCOPE_ROWS      /* PAT_SCOPE_ROWS + id: algorithm id's own tunables */
+};
+#define PAT_SCOPE_COUNT (PAT_SCOPE_ROWS + PAT_REDUCE_ALG_COUNT)
+#define PAT_SCOPE_BIT(s) (1ull << (s))
+_Static_assert(PAT_SCOPE_COUNT <= 64, "scopes are bits of a 64-bit mask");
 
 /* Most bytes of parsed tunables one algorithm keeps in the configuration
  * cache (checked when the configuration is parsed, and by a unit test). */
@@ -120,6 +138,9 @@ typedef struct pat_alg_row {
   int min_count;           /* smallest count served */
   pat_reduce_alg fallback; /* used when a restriction fails */
   int uses_arrivals; /* plans with arrival times: the PAT layer predicts */
+  /* PAT_SCOPE_BITs of the core's variables it reads besides those every
+   * row of its kind reads (pat_alg_scopes adds those) */
+  unsigned long long uses;
   /* tunables: their variables, and the parser filling config_size bytes of
    * the configuration cache (pat_config_alg) */
   const pat_env_var *env;
@@ -143,6 +164,15 @@ unsigned pat_alg_unmet(const pat_alg_row *row, const pat_call_props *props);
 int pat_alg_select(const pat_alg_row *const *table, int nrows,
                    pat_reduce_alg wanted, const pat_call_props *props,
                    pat_reduce_alg *chosen);
+
+/* The scopes (PAT_SCOPE_BITs) whose variables a call of algorithm id
+ * reads: every call's, the row's own tunables, the executor's for a row
+ * with a build, the PAT layer's and the model for one that uses arrival
+ * times, the row's uses, and in SMPI the model (the combine charge). */
+unsigned long long pat_alg_scopes(pat_reduce_alg id);
+
+/* The scopes every call reads, whatever its algorithm. */
+unsigned long long pat_base_scopes(void);
 
 /* Writes "binomial, native, ..." into buf. */
 void pat_alg_names(char *buf, size_t len);
@@ -327,12 +357,17 @@ typedef struct pat_config {
   /* each algorithm's parsed tunables (pat_config_alg) */
   _Alignas(max_align_t) unsigned char alg[PAT_REDUCE_ALG_COUNT]
                                          [PAT_ALG_CONFIG_BYTES];
-  int error;     /* PAT_SUCCESS or PAT_ERR_BAD_ENV */
-  char why[512]; /* message for error */
+  int error;     /* PAT_SUCCESS, or PAT_ERR_BAD_ENV if any value is bad */
+  char why[512]; /* the first bad value's message */
+  unsigned long long bad;               /* PAT_SCOPE_BITs with a bad value */
+  char scope_why[PAT_SCOPE_COUNT][512]; /* each one's first message */
 } pat_config;
 
 /* Parses a configuration from a getenv-like function (tests pass their own). */
 void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name));
+
+/* The message of a bad value in one of scopes (the lowest), or NULL. */
+const char *pat_config_bad(const pat_config *cfg, unsigned long long scopes);
 
 /* The cached configuration of this process, parsed on first use. */
 const pat_config *pat_config_get(void);
@@ -359,7 +394,8 @@ void pat_warn_once(const char *fmt, ...)
 #endif
     ;
 
-/* ---- sizes and times as text (units.c) ------------------------------------ */
+/* ---- sizes and times as text (units.c) ------------------------------------
+ */
 
 /* Bytes: a whole number >= 0, optional K, M, G suffix (powers of 1024),
  * at most max.  Returns 1 and writes *bytes, -1 for a size above max, or

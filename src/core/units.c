@@ -33,8 +33,7 @@ static int number_unit(const char *text, const unit *units,
                        int (*cmp)(const char *, const char *), double *v,
                        int *k) {
   char *end;
-  if (text == NULL ||
-      !(isdigit((unsigned char)text[0]) || text[0] == '.') ||
+  if (text == NULL || !(isdigit((unsigned char)text[0]) || text[0] == '.') ||
       strpbrk(text, "xXpP") != NULL)
     return 0;
   errno = 0;
@@ -68,7 +67,7 @@ int pat_parse_bytes(const char *text, long long max, long long *bytes) {
 
 int pat_parse_seconds(const char *text, double *seconds) {
   /* divided, not multiplied by 1e-6: 250us is then exactly 250e-6 */
-  static const unit per_second[] = {{"", 1},     {"s", 1},     {"ms", 1e3},
+  static const unit per_second[] = {{"", 1},     {"s", 1},    {"ms", 1e3},
                                     {"us", 1e6}, {"ns", 1e9}, {NULL, 0}};
   double v;
   int k;

@@ -535,8 +535,8 @@ static const pat_env_var lr_env[] = {
      "before it counts as late; auto = this rank's measured time of one "
      "transfer of the message",
      /* may differ between ranks: auto already does */
-     1},
-    {NULL, NULL, NULL, 0}};
+     1, PAT_SCOPE_ROWS + PAT_REDUCE_ALG_LOCALREDIRECT},
+    {NULL, NULL, NULL, 0, 0}};
 
 static int lr_parse(void *config, const char *(*get)(const char *), char *why,
                     size_t whylen) {

@@ -320,4 +320,5 @@ const pat_alg_row pat_alg_pipeline = {
                    "segments (thesis Alg. 5); rank order for "
                    "non-commutative ops",
     .build = pipeline_build,
-    .fallback = PAT_REDUCE_ALG_PIPELINE};
+    .fallback = PAT_REDUCE_ALG_PIPELINE,
+    .uses = PAT_SCOPE_BIT(PAT_SCOPE_MODEL) | PAT_SCOPE_BIT(PAT_SCOPE_SEGMENTS)};

@@ -131,8 +131,8 @@ static const pat_env_var radixk_env[] = {
     {"PAT_REDUCE_RADIXK", "auto",
      "radixk: the radix of each round, e.g. 4,4,8 (product = communicator "
      "size), or auto (factors of P merged into radices <= 4)",
-     0},
-    {NULL, NULL, NULL, 0}};
+     0, PAT_SCOPE_ROWS + PAT_REDUCE_ALG_RADIXK},
+    {NULL, NULL, NULL, 0, 0}};
 
 static int radixk_parse(void *config, const char *(*get)(const char *),
                         char *why, size_t whylen) {

@@ -6,7 +6,10 @@
  *                      the argument; valid calls still work afterwards
  *   test_errors env    run with a bad PAT_REDUCE_* variable: every call
  *                      returns MPI_ERR_ARG and the message, printed once,
- *                      names the variable, the value and the valid values
+ *                      names the variable, the value and the valid values;
+ *                      a bad value the default algorithm does not read
+ *                      (segments, model file) is said once and ignored,
+ *                      and fails the calls of an algorithm that reads it
  *   test_errors handler  MPI_COMM_WORLD and MPI_COMM_SELF stay fatal: an
  *                      op not defined on a datatype and an uncommitted
  *                      datatype come back with MPI's class on the caller's
@@ -282,12 +285,38 @@ static void test_handler(void) {
   MPI_Comm_free(&dup);
 }
 
+/* A bad value only some algorithms read: the default algorithm's calls
+ * (binomial) run, right, rank 0 saying once that it ignores the value; a
+ * pipeline call, which reads it, fails with the message. */
+static void test_env_unused(const char *want) {
+  char text[2048];
+  int in = 1, out = 0, rc;
+  for (int call = 0; call < 2; call++) {
+    out = 0;
+    rc = capture(text, sizeof text, 0, 1, &in, &out, 1, MPI_INT, MPI_SUM, 0,
+                 MPI_COMM_WORLD);
+    check(rc == MPI_SUCCESS, "a bad value binomial does not read: call runs");
+    check(rank != 0 || out == size, "... and its result is right");
+    check((strstr(text, want) != NULL) ==
+              (rank == 0 && call == 0),
+          "... rank 0 names the value once");
+    check(rank != 0 || call > 0 ||
+              strstr(text, "binomial does not use it, so it is ignored") != NULL,
+          "... and says it is ignored");
+  }
+  rc = capture(text, sizeof text, PAT_REDUCE_ALG_PIPELINE, 0, &in, &out, 1,
+               MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  check(error_class(rc) == MPI_ERR_ARG, "pipeline reads it: MPI_ERR_ARG");
+  check(strstr(text, want) != NULL, want);
+}
+
 static void test_env(void) {
   char text[2048], want[512];
   int in = 1, out = 0, rc;
   const char *alg = getenv("PAT_REDUCE_ALGORITHM");
   const char *verbose = getenv("PAT_REDUCE_VERBOSE");
   const char *segments = getenv("PAT_REDUCE_SEGMENTS");
+  const char *model = getenv("PAT_REDUCE_MODEL");
 
   if (alg != NULL) {
     snprintf(want, sizeof want,
@@ -298,11 +327,17 @@ static void test_env(void) {
       strcat(want, pat_reduce_algorithm_name((pat_reduce_alg)a));
       strcat(want, a + 1 < PAT_REDUCE_ALG_COUNT ? ", " : "");
     }
-  } else if (segments != NULL) {
-    snprintf(want, sizeof want,
-             "PAT_REDUCE_SEGMENTS=%s is not a segment count; valid: 0 "
-             "(automatic) or 1..16384",
-             segments);
+  } else if (segments != NULL || model != NULL) {
+    if (segments != NULL)
+      snprintf(want, sizeof want,
+               "PAT_REDUCE_SEGMENTS=%s is not a segment count; valid: 0 "
+               "(automatic) or 1..16384",
+               segments);
+    else
+      snprintf(want, sizeof want, "PAT_REDUCE_MODEL=%s cannot be opened",
+               model);
+    test_env_unused(want);
+    return;
   } else {
     snprintf(want, sizeof want,
              "PAT_REDUCE_VERBOSE=%s is not an integer in 0..2",

@@ -181,19 +181,19 @@ static void sizes_and_times_one_syntax(void **state) {
   const struct {
     const char *text;
     long long bytes; /* -1: refused */
-  } sizes[] = {{"0", 0},      {"512", 512},       {"64K", 65536},
-               {"64k", 65536}, {"4M", 4 << 20},   {"1G", 1LL << 30},
-               {"1.5K", 1536}, {"0.5", -1},       {"64MB", -1},
-               {"-1", -1},     {" 5", -1},        {"0x10", -1},
-               {"inf", -1},    {"", -1},          {"K", -1},
-               {"5 K", -1},    {"2T", -1},        {"1024G", 1LL << 40}};
+  } sizes[] = {{"0", 0},       {"512", 512},    {"64K", 65536},
+               {"64k", 65536}, {"4M", 4 << 20}, {"1G", 1LL << 30},
+               {"1.5K", 1536}, {"0.5", -1},     {"64MB", -1},
+               {"-1", -1},     {" 5", -1},      {"0x10", -1},
+               {"inf", -1},    {"", -1},        {"K", -1},
+               {"5 K", -1},    {"2T", -1},      {"1024G", 1LL << 40}};
   const struct {
     const char *text;
     double s; /* < 0: refused */
-  } times[] = {{"0.002", 0.002}, {"2s", 2},     {"1.5ms", 1.5e-3},
+  } times[] = {{"0.002", 0.002},  {"2s", 2},       {"1.5ms", 1.5e-3},
                {"250us", 250e-6}, {"40ns", 40e-9}, {"0", 0},
-               {"-1ms", -1},      {"1min", -1},  {"ms", -1},
-               {"nan", -1},       {"1e3x", -1},  {"2 ms", -1}};
+               {"-1ms", -1},      {"1min", -1},    {"ms", -1},
+               {"nan", -1},       {"1e3x", -1},    {"2 ms", -1}};
   const char *keep[][2] = {{"64M", "67108864"}, {"4k", "4096"}};
   long long b;
   pat_config cfg;
@@ -346,6 +346,97 @@ static int readme_table(const char *marker, char names[][64], int max) {
   return n;
 }
 
+/* Every variable names what reads it: the core's a core scope, each
+ * algorithm's tunables that algorithm's row. */
+static void every_variable_has_its_scope(void **state) {
+  (void)state;
+  for (int i = 0; i < PAT_ENV_COUNT; i++) {
+    assert_true(pat_env_table[i].scope >= 0);
+    assert_true(pat_env_table[i].scope < PAT_SCOPE_ROWS);
+  }
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+    const pat_alg_row *row = pat_alg_table[a];
+    for (const pat_env_var *v = row->env; v && v->name; v++)
+      assert_int_equal(v->scope, PAT_SCOPE_ROWS + a);
+    /* a row reads what every call reads, and its own tunables */
+    assert_true(pat_alg_scopes((pat_reduce_alg)a) &
+                PAT_SCOPE_BIT(PAT_SCOPE_ALL));
+    assert_true(pat_alg_scopes((pat_reduce_alg)a) &
+                PAT_SCOPE_BIT(PAT_SCOPE_ROWS + a));
+    for (int b = 0; b < PAT_REDUCE_ALG_COUNT; b++)
+      if (b != a)
+        assert_false(pat_alg_scopes((pat_reduce_alg)a) &
+                     PAT_SCOPE_BIT(PAT_SCOPE_ROWS + b));
+  }
+}
+
+/* A bad value fails the calls of the algorithms that read it only; the
+ * parse goes on past it (every bad value known, each scope's message its
+ * first) and the variable keeps its default. */
+static void bad_values_fail_only_their_readers(void **state) {
+  pat_config cfg;
+  const unsigned long long binomial = pat_alg_scopes(PAT_REDUCE_ALG_BINOMIAL);
+  const unsigned long long native = pat_alg_scopes(PAT_REDUCE_ALG_NATIVE);
+  (void)state;
+  set_env(NULL, NULL);
+  fake_env[2][0] = "PAT_REDUCE_MODEL";
+  fake_env[2][1] = "/nonexistent/model.txt";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
+  assert_int_equal(cfg.bad, PAT_SCOPE_BIT(PAT_SCOPE_MODEL));
+  assert_null(pat_config_bad(&cfg, binomial));
+  assert_null(pat_config_bad(&cfg, native));
+  assert_non_null(
+      pat_config_bad(&cfg, pat_alg_scopes(PAT_REDUCE_ALG_PIPELINE)));
+  assert_string_equal(
+      pat_config_bad(&cfg, pat_alg_scopes(PAT_REDUCE_ALG_CLAIRVOYANT)),
+      cfg.why);
+  assert_non_null(strstr(cfg.why, "PAT_REDUCE_MODEL=/nonexistent/model.txt"));
+  assert_false(cfg.has_model);
+
+  /* two bad values: both known; the first in table order is cfg.why */
+  set_env(NULL, NULL);
+  fake_env[1][0] = "PAT_REDUCE_MAX_SENDS";
+  fake_env[1][1] = "many";
+  fake_env[2][0] = "PAT_REDUCE_SEGMENTS";
+  fake_env[2][1] = "-3";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.bad, PAT_SCOPE_BIT(PAT_SCOPE_SCHEDULE) |
+                                PAT_SCOPE_BIT(PAT_SCOPE_SEGMENTS));
+  assert_non_null(strstr(cfg.why, "PAT_REDUCE_MAX_SENDS=many"));
+  assert_non_null(strstr(cfg.scope_why[PAT_SCOPE_SEGMENTS],
+                         "PAT_REDUCE_SEGMENTS=-3 is not a segment count"));
+  assert_int_equal(cfg.max_sends, 4); /* the default, not 0 */
+  assert_int_equal(cfg.segments, 0);
+  assert_null(pat_config_bad(&cfg, native));
+  assert_string_equal(pat_config_bad(&cfg, binomial), cfg.why);
+  assert_string_equal(
+      pat_config_bad(&cfg, pat_alg_scopes(PAT_REDUCE_ALG_PIPELINE)), cfg.why);
+
+  /* an algorithm's own tunable fails that algorithm only */
+  set_env(NULL, NULL);
+  fake_env[2][0] = "PAT_REDUCE_RADIXK";
+  fake_env[2][1] = "3,x";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.bad,
+                   PAT_SCOPE_BIT(PAT_SCOPE_ROWS + PAT_REDUCE_ALG_RADIXK));
+  assert_non_null(pat_config_bad(&cfg, pat_alg_scopes(PAT_REDUCE_ALG_RADIXK)));
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    if (a != PAT_REDUCE_ALG_RADIXK)
+      assert_null(pat_config_bad(&cfg, pat_alg_scopes((pat_reduce_alg)a)));
+
+  /* a bad algorithm or verbosity fails every call */
+  set_env("foo", "loud");
+  fake_env[2][0] = NULL;
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.bad, PAT_SCOPE_BIT(PAT_SCOPE_ALL));
+  assert_non_null(
+      strstr(cfg.scope_why[PAT_SCOPE_ALL], "PAT_REDUCE_ALGORITHM=foo"));
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    assert_non_null(pat_config_bad(&cfg, pat_alg_scopes((pat_reduce_alg)a)));
+  fake_env[1][0] = "PAT_REDUCE_VERBOSE";
+}
+
 static void readme_lists_every_algorithm(void **state) {
   char names[64][64];
   int n = readme_table("<!-- algorithms -->", names, 64);
@@ -379,6 +470,8 @@ int main(void) {
       cmocka_unit_test(sizes_and_times_one_syntax),
       cmocka_unit_test(schedule_cache_checked),
       cmocka_unit_test(fingerprints_cover_what_shapes_communication),
+      cmocka_unit_test(every_variable_has_its_scope),
+      cmocka_unit_test(bad_values_fail_only_their_readers),
       cmocka_unit_test(readme_lists_every_algorithm),
       cmocka_unit_test(readme_lists_every_env_var),
   };
