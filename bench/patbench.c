@@ -10,9 +10,9 @@
  * the global clock), sleep this rank's delay, stamp the arrival, reduce,
  * stamp the exit (--burst K: K calls back to back between the stamps, as
  * IMB times them, and times divided by K; --root rotate: call i of a burst
- * at rank i mod P, as IMB does).  Stamps are on rank 0's clock (pat_clock_estimate_offset),
- * gathered after the repetition, outside the timed region.  The first
- * repetition is dropped.
+ * at rank i mod P, as IMB does).  Stamps are on rank 0's clock
+ * (pat_clock_estimate_offset), gathered after the repetition, outside the timed
+ * region.  The first repetition is dropped.
  *
  * Per configuration and algorithm: time-to-solution max(exit) -
  * min(arrival) (the headline), the per-rank mean runtime mean(exit -
@@ -36,6 +36,7 @@
  * library does; SMPI's built-in reduces otherwise combine for free.  The
  * library's own rows keep MPI_SUM: they charge already.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -631,6 +632,35 @@ out:
   return rc;
 }
 
+/* Opens an output file of option opt, or says why not. */
+static FILE *open_output(const char *opt, const char *path) {
+  FILE *f = fopen(path, "w");
+  if (f == NULL)
+    fprintf(stderr, "patbench: %s %s: cannot write it (%s)\n", opt, path,
+            strerror(errno));
+  return f;
+}
+
+/* Can the figures of --plot prefix be written: is the prefix's directory
+ * there and writable?  Says why not. */
+static int plot_dir_ok(const char *prefix) {
+  const char *slash = strrchr(prefix, '/');
+  char dir[4096];
+  int ok;
+  if (slash == NULL)
+    snprintf(dir, sizeof dir, ".");
+  else
+    snprintf(dir, sizeof dir, "%.*s",
+             slash == prefix ? 1 : (int)(slash - prefix), prefix);
+  ok = access(dir, W_OK | X_OK) == 0;
+  if (!ok)
+    fprintf(stderr,
+            "patbench: --plot %s: the figures cannot be written in %s (%s); "
+            "create that directory first\n",
+            prefix, dir, strerror(errno));
+  return ok;
+}
+
 int main(int argc, char **argv) {
   pb_options opt;
   bench b = {0};
@@ -691,31 +721,26 @@ int main(int argc, char **argv) {
     status = 1;
     goto out;
   }
+  /* where the results go is checked before anything is measured: a run
+   * must not end in "cannot write" */
   if (b.rank == 0) {
     b.rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (opt.output != NULL) {
-      b.csv = fopen(opt.output, "w");
-      if (b.csv == NULL)
-        fprintf(stderr, "patbench: cannot write %s\n", opt.output);
-      else
-        csv_header(b.csv);
-    }
-    if (opt.plot != NULL)
+    if (opt.output != NULL &&
+        (b.csv = open_output("--output", opt.output)) != NULL)
+      csv_header(b.csv);
+    if (opt.trace != NULL &&
+        (b.trace = open_output("--trace", opt.trace)) != NULL)
+      fprintf(b.trace, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+    if (opt.plot != NULL && plot_dir_ok(opt.plot))
       b.plot = pb_plot_alloc();
-    if (opt.trace != NULL) {
-      b.trace = fopen(opt.trace, "w");
-      if (b.trace == NULL)
-        fprintf(stderr, "patbench: cannot write %s\n", opt.trace);
-      else
-        fprintf(b.trace, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
-    }
+    parsed = (opt.output != NULL && b.csv == NULL) ||
+             (opt.trace != NULL && b.trace == NULL) ||
+             (opt.plot != NULL && b.plot == NULL);
   }
-  /* every rank must know whether the trace goes somewhere */
-  {
-    int tracing = b.rank == 0 ? b.trace != NULL : 0;
-    MPI_Bcast(&tracing, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (!tracing)
-      opt.trace = NULL;
+  MPI_Bcast(&parsed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (parsed != 0) {
+    status = 2;
+    goto out;
   }
   for (int i = 0; i < opt.nsizes; i++) {
     rc = bench_size(&b, opt.sizes[i]);

@@ -5,7 +5,8 @@
 # "it's, a dir", a tag with a comma and quotes, a trace file named d"q.txt.  patbench must succeed; the
 # CSV's tag is one quoted field (RFC 4180); the trace holds the escaped
 # configuration name; gnuplot (run without a shell, the file names quoted
-# in its script) writes the figures.
+# in its script) writes the figures.  An output whose directory is not
+# there fails before anything is measured, naming the option and path.
 set -u
 mpiexec=$1 pb=$2
 shift 2
@@ -35,4 +36,15 @@ if command -v gnuplot >/dev/null; then
 else
   echo "gnuplot not installed: figures not checked"
 fi
+# a directory that is not there: said before anything is measured, exit 2
+for o in "--plot $top/nodir/fig" "--output $top/nodir/o.csv" "--trace $top/nodir/t.json"; do
+  # shellcheck disable=SC2086 # the option and its path, split on purpose
+  "$mpiexec" -n 2 "$@" "$pb" -q --sizes 8 --reps 3 -a binomial $o \
+    >"$top/out" 2>&1
+  rc=$?
+  [ $rc -eq 2 ] || { cat "$top/out"; fail "$o: exit $rc, want 2"; }
+  grep -q "patbench: ${o%% *} $top/nodir/" "$top/out" ||
+    { cat "$top/out"; fail "$o: the option and path not named"; }
+  ! grep -q "^binomial" "$top/out" || fail "$o: measured before failing"
+done
 echo "patbench_paths: ok"
