@@ -21,8 +21,12 @@ extern "C" {
  * With no history it predicts a balanced pattern (all 0). */
 typedef struct pat_predictor pat_predictor;
 
-/* spec: "sma" or "sma:W" (simple moving average of the last W patterns,
- * W >= 1, default 5) or "last" (the last pattern), case-insensitive.
+/* spec: a predictor type's name, or name:X for one that takes a
+ * parameter, case-insensitive: "sma" or "sma:W" (simple moving average of
+ * the last W patterns, default 5), "last", "ema:A" (exponential moving
+ * average, default 0.5), "trend:W" (per rank, a line through its last W
+ * arrivals, default 8), "best" (of sma:5, ema:0.5, trend:8 and last, the
+ * one with the smallest recent error); pat_predictor_specs lists them.
  * Returns a pat_reduce_error; PAT_ERR_BAD_ENV for a bad spec, with a
  * message listing the valid ones in why (if not NULL). */
 int pat_predictor_alloc(const char *spec, int nranks, pat_predictor **out,
@@ -37,6 +41,17 @@ int pat_predictor_predict(const pat_predictor *pred, double *out);
 
 /* Calls observed so far. */
 long pat_predictor_observed(const pat_predictor *pred);
+
+/* The spec of the predictor that makes pred's next prediction: its own
+ * type's name, or for "best" the member it chose ("ema:0.5"). */
+const char *pat_predictor_choice(const pat_predictor *pred);
+
+/* The predictor table: type i's name and description (NULL past the
+ * end), and every valid spec written into buf ("sma, sma:W (W in
+ * 1..100000 calls), last, ..."). */
+const char *pat_predictor_type_name(int i);
+const char *pat_predictor_type_description(int i);
+void pat_predictor_specs(char *buf, size_t len);
 
 /* ---- cost model -----------------------------------------------------------
  */

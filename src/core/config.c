@@ -33,8 +33,9 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
          1, PAT_SCOPE_ALL},
     [PAT_ENV_PREDICTOR] = {"PAT_REDUCE_PREDICTOR", "sma:5",
                            "arrival-time predictor of the clairvoyant "
-                           "algorithm: sma, sma:W (moving average of W "
-                           "calls) or last",
+                           "algorithm: a name from the predictor table "
+                           "(sma:W, ema:A, trend:W, last, best; "
+                           "patreduce_info lists them)",
                            0, PAT_SCOPE_ARRIVALS},
     [PAT_ENV_EXCHANGE_INTERVAL] = {"PAT_REDUCE_EXCHANGE_INTERVAL", "1",
                                    "exchange the arrival stamps every N "

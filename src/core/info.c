@@ -55,6 +55,11 @@ static int print_tables(void) {
       printf("%s%s", v == row->env ? " [tunables: " : ", ", v->name);
     printf("%s\n", row->env && row->env->name ? "]" : "");
   }
+  printf("\nPredictors (PAT_REDUCE_PREDICTOR: name, or name:X where it takes "
+         "X):\n");
+  for (int i = 0; pat_predictor_type_name(i) != NULL; i++)
+    printf("  %-14s %s\n", pat_predictor_type_name(i),
+           pat_predictor_type_description(i));
   printf("\nEnvironment variables:\n");
   for (int i = 0; i < n && i < VARS_MAX; i++) {
     printf("  %-26s (default %s) %s [read by: %s]\n", vars[i]->name,

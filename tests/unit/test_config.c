@@ -329,7 +329,7 @@ static int readme_table(const char *marker, char names[][64], int max) {
       found = strstr(line, marker) != NULL;
       continue;
     }
-    if (line[0] == '|') {
+    if (line[strspn(line, " ")] == '|') { /* a table in a list is indented */
       char *a = strchr(line, '`'), *b = a ? strchr(a + 1, '`') : NULL;
       in_table = 1;
       if (a && b && b - a - 1 < 64 && n < max) {
@@ -447,6 +447,17 @@ static void readme_lists_every_algorithm(void **state) {
 }
 
 /* The core's variables, then every algorithm's tunables in table order. */
+static void readme_lists_every_predictor(void **state) {
+  char names[64][64];
+  int n = readme_table("<!-- predictors -->", names, 64), i;
+  (void)state;
+  for (i = 0; pat_predictor_type_name(i) != NULL; i++) {
+    assert_true(i < n);
+    assert_string_equal(names[i], pat_predictor_type_name(i));
+  }
+  assert_int_equal(n, i);
+}
+
 static void readme_lists_every_env_var(void **state) {
   char names[64][64];
   const pat_env_var *vars[64];
@@ -474,6 +485,7 @@ int main(void) {
       cmocka_unit_test(bad_values_fail_only_their_readers),
       cmocka_unit_test(readme_lists_every_algorithm),
       cmocka_unit_test(readme_lists_every_env_var),
+      cmocka_unit_test(readme_lists_every_predictor),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -90,34 +90,48 @@ static void last_repeats_the_last_pattern(void **state) {
 }
 
 static void same_inputs_same_bits(void **state) {
-  /* two predictors fed alike predict bitwise alike (every rank must) */
-  pat_predictor *p = make("sma:4", 5), *q = make("sma:4", 5);
-  double a[5], x[5], y[5];
+  /* two predictors fed alike predict bitwise alike (every rank must),
+   * of every type in the table */
   (void)state;
-  for (int k = 0; k < 11; k++) {
-    for (int i = 0; i < 5; i++)
-      a[i] = sin(k * 7.0 + i) * 1e-3 + 1e5;
-    pat_predictor_observe(p, a);
-    pat_predictor_observe(q, a);
+  for (int t = 0; pat_predictor_type_name(t) != NULL; t++) {
+    const char *spec = pat_predictor_type_name(t);
+    pat_predictor *p = make(spec, 5), *q = make(spec, 5);
+    double a[5], x[5], y[5];
+    assert_non_null(pat_predictor_type_description(t));
+    for (int k = 0; k < 11; k++) {
+      for (int i = 0; i < 5; i++)
+        a[i] = sin(k * 7.0 + i) * 1e-3 + 1e5;
+      pat_predictor_observe(p, a);
+      pat_predictor_observe(q, a);
+    }
+    pat_predictor_predict(p, x);
+    pat_predictor_predict(q, y);
+    assert_memory_equal(x, y, sizeof x);
+    pat_predictor_free(p);
+    pat_predictor_free(q);
   }
-  pat_predictor_predict(p, x);
-  pat_predictor_predict(q, y);
-  assert_memory_equal(x, y, sizeof x);
-  pat_predictor_free(p);
-  pat_predictor_free(q);
+  assert_null(pat_predictor_type_description(-1));
 }
 
 static void bad_specs_list_the_valid_ones(void **state) {
-  const char *bad[] = {"",       "sma:", "sma:0",   "sma:-2", "sma:5x",
-                       "last:3", "ewma", "smalast", NULL};
+  const char *bad[] = {"",        "sma:",   "sma:0",   "sma:-2",  "sma:5x",
+                       "sma:2.5", "last:3", "ewma",    "smalast", "ema:0",
+                       "ema:1.5", "ema:x",  "trend:1", "best:2",  NULL};
+  char valid[512];
   (void)state;
+  pat_predictor_specs(valid, sizeof valid);
+  assert_string_equal(valid,
+                      "sma, sma:W (W in 1..100000 calls), last, ema, ema:A "
+                      "(A in 0.001..1), trend, trend:W (W in 2..100000 "
+                      "calls), best");
   for (int i = 0; bad[i]; i++) {
     pat_predictor *p = (pat_predictor *)bad;
-    char why[256] = "";
+    char why[600] = "";
     assert_int_equal(pat_predictor_alloc(bad[i], 4, &p, why, sizeof why),
                      PAT_ERR_BAD_ENV);
     assert_null(p);
-    assert_non_null(strstr(why, "valid: sma, sma:W (W >= 1 calls), last"));
+    assert_non_null(strstr(why, "is not a predictor; valid: sma, sma:W"));
+    assert_non_null(strstr(why, valid));
   }
   {
     double nan_arrival[2] = {0, NAN};
@@ -128,6 +142,95 @@ static void bad_specs_list_the_valid_ones(void **state) {
     pat_predictor_free(p);
   }
   pat_predictor_free(NULL);
+}
+
+/* ema:A: the first pattern, then old + A (new - old) */
+static void ema_weighs_the_new_pattern(void **state) {
+  const double calls[3][2] = {{0, 4}, {0, 0}, {2, 0}};
+  double out[2];
+  pat_predictor *p = make("ema:0.25", 2);
+  (void)state;
+  pat_predictor_observe(p, calls[0]); /* 0, 4 */
+  pat_predictor_predict(p, out);
+  assert_true(out[0] == 0 && out[1] == 4);
+  pat_predictor_observe(p, calls[1]); /* 0, 3 */
+  pat_predictor_observe(p, calls[2]); /* relative 2, 0: 0.5, 2.25 */
+  pat_predictor_predict(p, out);      /* relative: 0, 1.75 */
+  assert_true(fabs(out[0]) < 1e-15 && fabs(out[1] - 1.75) < 1e-12);
+  pat_predictor_free(p);
+  p = make("ema:1", 2); /* A = 1 is the last pattern */
+  pat_predictor_observe(p, calls[0]);
+  pat_predictor_observe(p, calls[2]);
+  pat_predictor_predict(p, out);
+  assert_true(out[0] == 2 && out[1] == 0);
+  pat_predictor_free(p);
+}
+
+/* trend:W extrapolates a drift exactly and averages a constant */
+static void trend_follows_a_drift(void **state) {
+  double a[3], out[3];
+  pat_predictor *p = make("trend:4", 3), *sma = make("sma:4", 3);
+  (void)state;
+  pat_predictor_predict(p, out); /* no history: balanced */
+  assert_true(out[0] == 0 && out[1] == 0 && out[2] == 0);
+  for (int k = 0; k < 6; k++) {
+    /* rank 1 drifts later by 1 per call, rank 2 stays 5 late */
+    a[0] = 0, a[1] = 1.0 * k, a[2] = 5;
+    pat_predictor_observe(p, a);
+    pat_predictor_observe(sma, a);
+  }
+  pat_predictor_predict(p, out); /* call 6: 0, 6, 5 */
+  assert_true(fabs(out[0]) < 1e-12 && fabs(out[1] - 6) < 1e-9 &&
+              fabs(out[2] - 5) < 1e-9);
+  pat_predictor_predict(sma, out); /* the average lags: 0, 3.5, 5 */
+  assert_true(fabs(out[1] - 3.5) < 1e-12);
+  pat_predictor_free(p);
+  pat_predictor_free(sma);
+  p = make("trend", 2); /* one call: that call */
+  a[0] = 3, a[1] = 0;
+  pat_predictor_observe(p, a);
+  pat_predictor_predict(p, out);
+  assert_true(out[0] == 3 && out[1] == 0);
+  pat_predictor_free(p);
+}
+
+/* best picks the member with the smallest recent error: on a steady
+ * pattern with noise an average, on a drift the trend, and it predicts
+ * exactly what that member predicts */
+static void best_picks_the_closest_member(void **state) {
+  enum { P = 16 };
+  double a[P], got[P], want[P];
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  pat_predictor *best = make("best", P), *sma = make("sma:5", P);
+  pat_predictor *trend = make("trend:8", P);
+  (void)state;
+  gsl_rng_set(rng, 7);
+  assert_string_equal(pat_predictor_choice(best), "sma:5");
+  for (int k = 0; k < 40; k++) { /* steady: rank r late by r, noise 0.3 */
+    for (int r = 0; r < P; r++)
+      a[r] = r + gsl_ran_gaussian(rng, 0.3);
+    pat_predictor_observe(best, a);
+    pat_predictor_observe(sma, a);
+  }
+  assert_string_equal(pat_predictor_choice(best), "sma:5");
+  pat_predictor_predict(best, got);
+  pat_predictor_predict(sma, want);
+  assert_memory_equal(got, want, sizeof got);
+  for (int k = 0; k < 40; k++) { /* drift: rank r later by r/4 per call */
+    for (int r = 0; r < P; r++)
+      a[r] = r + 0.25 * r * k + gsl_ran_gaussian(rng, 0.01);
+    pat_predictor_observe(best, a);
+    pat_predictor_observe(trend, a);
+  }
+  assert_string_equal(pat_predictor_choice(best), "trend:8");
+  pat_predictor_predict(best, got);
+  pat_predictor_predict(trend, want);
+  assert_memory_equal(got, want, sizeof got);
+  assert_string_equal(pat_predictor_choice(trend), "trend");
+  pat_predictor_free(best);
+  pat_predictor_free(sma);
+  pat_predictor_free(trend);
+  gsl_rng_free(rng);
 }
 
 /* ---- cost model ---------------------------------------------------------- */
@@ -337,6 +440,9 @@ int main(void) {
       cmocka_unit_test(last_repeats_the_last_pattern),
       cmocka_unit_test(same_inputs_same_bits),
       cmocka_unit_test(bad_specs_list_the_valid_ones),
+      cmocka_unit_test(ema_weighs_the_new_pattern),
+      cmocka_unit_test(trend_follows_a_drift),
+      cmocka_unit_test(best_picks_the_closest_member),
       cmocka_unit_test(model_file_round_trip),
       cmocka_unit_test(bad_model_files_name_the_line),
       cmocka_unit_test(fit_recovers_noiseless_model),
