@@ -26,6 +26,9 @@
  *
  * Tunables: none.
  */
+#include <math.h>
+#include <stdlib.h>
+
 #include "core/pat_internal.h"
 
 /* Events of one rank: at most one per round, plus the root's two. */
@@ -94,10 +97,77 @@ static int binomial_build(const pat_sched_params *p, int rank,
   return err;
 }
 
+/* When position v of the tree over the n ranks base, base + 1, ... (mod
+ * P) holds its subtree's partial (ready[] has room for n), as the
+ * executor runs it (PAT_REDUCE_MAX_OUTSTANDING = 1): from its arrival on,
+ * v receives its children in round order, one message at a time (alpha +
+ * m beta once the child holds its partial), and combines each (m gamma)
+ * while the next one flows. */
+static double subtree_ready(const pat_sched_params *p, int base, int n,
+                            double *ready) {
+  double m = (double)p->count * p->elem_size;
+  double wire = p->model.alpha + m * p->model.beta, work = m * p->model.gamma;
+  for (int v = n - 1; v >= 0; v--) {
+    double own = p->arrivals != NULL ? p->arrivals[(base + v) % p->nranks] : 0;
+    double port = own, done = own;
+    for (int mask = 1; mask < n && !(v & mask); mask <<= 1)
+      if (v + mask < n) {
+        port = fmax(port, ready[v + mask]) + wire;
+        done = fmax(done, port) + work;
+      }
+    ready[v] = done;
+  }
+  return n > 0 ? ready[0] : -INFINITY;
+}
+
+/* O(P): the tree's completion under the arrivals; a non-commutative op
+ * with root r > 0 ends with the root taking both subtrees' partials at
+ * once. */
+static double binomial_estimate(const pat_sched_params *p) {
+  int P = p->nranks, r = p->root;
+  double *ready = malloc((size_t)(P > 0 ? P : 1) * sizeof *ready), t;
+  double first = p->arrivals != NULL ? INFINITY : 0;
+  if (ready == NULL)
+    return INFINITY;
+  for (int i = 0; p->arrivals != NULL && i < P; i++)
+    first = fmin(first, p->arrivals[i]);
+  if (p->commutative || r == 0) {
+    t = subtree_ready(p, p->commutative ? r : 0, P, ready);
+  } else {
+    /* the left (0..r-1) and right (r+1..P-1) partials: both receives are
+     * posted at once, so their latencies overlap and, while both flow,
+     * they share the port fairly (each at half its rate); then r computes
+     * x_r (op) right, then left (op) that */
+    double m = (double)p->count * p->elem_size, wire = m * p->model.beta;
+    double own = p->arrivals != NULL ? p->arrivals[r] : 0, end[2];
+    int has[2] = {r > 0, r < P - 1}, a, b;
+    end[0] = fmax(own, subtree_ready(p, 0, r, ready)) + p->model.alpha;
+    end[1] = fmax(own, subtree_ready(p, r + 1, P - 1 - r, ready)) +
+             p->model.alpha; /* the starts, so far */
+    a = end[1] < end[0];     /* the one that starts first */
+    b = 1 - a;
+    if (has[0] && has[1] && end[b] < end[a] + wire) { /* they overlap */
+      double left = wire - (end[b] - end[a]), from = end[b];
+      end[a] = from + 2 * left;
+      end[b] = from + left + wire;
+    } else {
+      end[0] += wire;
+      end[1] += wire;
+    }
+    t = own;
+    for (int i = 1; i >= 0; i--)
+      if (has[i])
+        t = fmax(t, end[i]) + m * p->model.gamma;
+  }
+  free(ready);
+  return t - first;
+}
+
 const pat_alg_row pat_alg_binomial = {
     .id = PAT_REDUCE_ALG_BINOMIAL,
     .name = "binomial",
     .description = "binomial tree, ceil(log2 P) rounds; rank order for "
                    "non-commutative ops",
     .build = binomial_build,
+    .estimate = binomial_estimate,
     .fallback = PAT_REDUCE_ALG_BINOMIAL};

@@ -48,10 +48,24 @@ static int butterfly_build(const pat_sched_params *p, int rank,
   return pat_scatter_emit(sched, p, rank, &plan);
 }
 
+/* The header's formula for q, the largest power of two <= P, plus a fold
+ * of alpha + m (beta + gamma) when P > q, plus the latest arrival. */
+static double butterfly_estimate(const pat_sched_params *p) {
+  int P = p->nranks, q = 1 << (pat_ceil_log2(P + 1) - 1);
+  double m = (double)p->count * p->elem_size, L = pat_ceil_log2(q);
+  const pat_model *c = &p->model;
+  double t = 2 * L * c->alpha + 2.0 * (q - 1) / q * m * c->beta +
+             (double)(q - 1) / q * m * c->gamma;
+  if (q < P)
+    t += c->alpha + m * (c->beta + c->gamma);
+  return t + pat_sched_spread(p);
+}
+
 const pat_alg_row pat_alg_butterfly = {
     .id = PAT_REDUCE_ALG_BUTTERFLY,
     .name = "butterfly",
     .description = "Rabenseifner: recursive halving reduce-scatter, then "
                    "gather; rank order for non-commutative ops",
     .build = butterfly_build,
+    .estimate = butterfly_estimate,
     .fallback = PAT_REDUCE_ALG_BUTTERFLY};

@@ -543,6 +543,78 @@ int pat_clairvoyant_segments(const pat_sched_params *p, int configured) {
   return nseg;
 }
 
+/* The plan's merges run under other arrivals, in plan order: a transfer
+ * starts once its sender holds the segment's partial, its receiver has
+ * arrived (and holds its partial) and both ports are free, and ends a
+ * segment round d later; the root's last segment ends it.  For one
+ * segment this is the plan's tree taking its children in its order. */
+static double replay(const pat_sched_params *p, int nseg, const merge *m,
+                     int nm, const double *actual) {
+  int P = p->nranks;
+  double d = nseg > 1 ? pat_clairvoyant_segment_cost(p, nseg)
+                      : pat_sched_round_cost(p);
+  double *ready = malloc((size_t)P * (size_t)nseg * sizeof *ready);
+  double *port = malloc(2 * (size_t)P * sizeof *port), done = -INFINITY;
+  double first = INFINITY;
+  if (ready == NULL || port == NULL) {
+    done = INFINITY;
+    goto out;
+  }
+  for (int r = 0; r < P; r++) {
+    first = fmin(first, actual[r]);
+    port[2 * r] = port[2 * r + 1] = actual[r];
+    for (int s = 0; s < nseg; s++)
+      ready[(size_t)r * nseg + s] = actual[r];
+  }
+  for (int i = 0; i < nm; i++) {
+    double *from = &ready[(size_t)m[i].sender * nseg + m[i].seg];
+    double *into = &ready[(size_t)m[i].receiver * nseg + m[i].seg];
+    double t = later(later(*from, *into),
+                     later(port[2 * m[i].sender], port[2 * m[i].receiver + 1]));
+    *into = t + d;
+    port[2 * m[i].sender] = port[2 * m[i].receiver + 1] = t + d;
+  }
+  for (int s = 0; s < nseg; s++)
+    done = later(done, ready[(size_t)p->root * nseg + s]);
+  done -= first;
+out:
+  free(ready);
+  free(port);
+  return done;
+}
+
+double pat_clairvoyant_estimate(const pat_sched_params *planned,
+                                const double *actual) {
+  pat_sched_params q = *planned;
+  double *zeros = NULL, done = INFINITY, first, last;
+  merge *m = NULL;
+  int nm = 0, nseg = 1;
+  if (!(pat_sched_round_cost(planned) > 0))
+    return INFINITY;
+  if (q.arrivals == NULL) {
+    zeros = calloc((size_t)q.nranks, sizeof *zeros);
+    q.arrivals = zeros;
+    if (zeros == NULL)
+      return INFINITY;
+  }
+  if (choose(&q, pat_config_get()->segments, &nseg, &m, &nm, &done) !=
+      PAT_SUCCESS) {
+    done = INFINITY;
+  } else if (actual != NULL) {
+    done = replay(&q, nseg, m, nm, actual);
+  } else {
+    arrival_range(&q, &first, &last);
+    done -= first;
+  }
+  free(m);
+  free(zeros);
+  return done;
+}
+
+static double clairvoyant_estimate(const pat_sched_params *p) {
+  return pat_clairvoyant_estimate(p, NULL);
+}
+
 static int clairvoyant_build(const pat_sched_params *p, int rank,
                              pat_schedule *sched) {
   int P = p->nranks, err = PAT_SUCCESS, nseg = 1, nm = 0;
@@ -593,6 +665,7 @@ const pat_alg_row pat_alg_clairvoyant = {
                    "in-order merges, pipelined over the segments, for "
                    "non-commutative ops",
     .build = clairvoyant_build,
+    .estimate = clairvoyant_estimate,
     .fallback = PAT_REDUCE_ALG_BINOMIAL,
     .uses_arrivals = 1,
     .uses = PAT_SCOPE_BIT(PAT_SCOPE_SEGMENTS)};

@@ -65,4 +65,13 @@ double pat_clairvoyant_segment_bound(const pat_sched_params *params, int nseg);
  * PAT_CLAIRVOYANT_SIMULATE_MERGES transfers.  Needs a usable model. */
 int pat_clairvoyant_segments(const pat_sched_params *params, int configured);
 
+/* The completion time (after the earliest arrival) of the plan the builder
+ * makes for planned (its arrivals; NULL: balanced): under actual arrivals
+ * (nranks entries, any origin) its merges replayed in plan order, each
+ * starting once its sender, its receiver and their ports are ready (a
+ * prediction's plan met by what happened); with actual NULL what the
+ * builder predicts.  INFINITY without a usable round cost. */
+double pat_clairvoyant_estimate(const pat_sched_params *planned,
+                                const double *actual);
+
 #endif

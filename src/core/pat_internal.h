@@ -141,6 +141,12 @@ typedef struct pat_alg_row {
   /* PAT_SCOPE_BITs of the core's variables it reads besides those every
    * row of its kind reads (pat_alg_scopes adds those) */
   unsigned long long uses;
+  /* The modeled completion time of its schedule for params (seconds after
+   * the earliest arrival; params->arrivals NULL: balanced) under params'
+   * byte model, cheap (O(P) at most, the clairvoyant plan's cost for
+   * clairvoyant): the header's cost formula.  NULL: none (auto does not
+   * consider the row). */
+  double (*estimate)(const pat_sched_params *params);
   /* tunables: their variables, and the parser filling config_size bytes of
    * the configuration cache (pat_config_alg) */
   const pat_env_var *env;
@@ -152,6 +158,12 @@ typedef struct pat_alg_row {
 
 /* Row i is the row of algorithm i. */
 extern const pat_alg_row *const pat_alg_table[PAT_REDUCE_ALG_COUNT];
+
+/* The latest arrival after the earliest of params->arrivals (0 if NULL):
+ * what a late rank adds to an algorithm in which every rank takes part
+ * from the first step (ring, butterfly, radix-k, pipeline), as an
+ * estimate's term. */
+double pat_sched_spread(const pat_sched_params *params);
 
 /* Why a row cannot serve a call: 0 if it can, else a PAT_NEEDS_* bit or
  * PAT_WHY_COUNT for the minimum count. */

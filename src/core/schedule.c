@@ -275,3 +275,14 @@ double pat_sched_round_cost(const pat_sched_params *params) {
   return pat_model_round_cost(&params->model,
                               (double)params->count * params->elem_size);
 }
+
+double pat_sched_spread(const pat_sched_params *params) {
+  double lo = INFINITY, hi = -INFINITY;
+  if (params->arrivals == NULL)
+    return 0;
+  for (int r = 0; r < params->nranks; r++) {
+    lo = fmin(lo, params->arrivals[r]);
+    hi = fmax(hi, params->arrivals[r]);
+  }
+  return params->nranks > 0 ? hi - lo : 0;
+}

@@ -313,6 +313,18 @@ static int pipeline_build(const pat_sched_params *p, int rank,
   return pat_pipeline_build_segments(p, nseg > 0 ? nseg : 1, rank, sched);
 }
 
+/* The header's formula at the builder's segment count, plus the latest
+ * arrival. */
+static double pipeline_estimate(const pat_sched_params *p) {
+  pat_sched_params plan = *p;
+  int nseg;
+  if (!model_usable(&plan.model))
+    plan.model = *pat_config_model(pat_config_get());
+  nseg = pat_pipeline_segments(&plan, pat_config_get()->segments);
+  return pat_pipeline_estimate(&plan, NULL, nseg > 0 ? nseg : 1) +
+         pat_sched_spread(p);
+}
+
 const pat_alg_row pat_alg_pipeline = {
     .id = PAT_REDUCE_ALG_PIPELINE,
     .name = "pipeline",
@@ -320,5 +332,6 @@ const pat_alg_row pat_alg_pipeline = {
                    "segments (thesis Alg. 5); rank order for "
                    "non-commutative ops",
     .build = pipeline_build,
+    .estimate = pipeline_estimate,
     .fallback = PAT_REDUCE_ALG_PIPELINE,
     .uses = PAT_SCOPE_BIT(PAT_SCOPE_MODEL) | PAT_SCOPE_BIT(PAT_SCOPE_SEGMENTS)};

@@ -47,8 +47,8 @@ void ompi_reduce_f(char *sendbuf, char *recvbuf, MPI_Fint *count,
                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
                    MPI_Fint *comm, MPI_Fint *ierr) {
   int rc = pat_reduce(c_buffer(sendbuf, 1), (void *)c_buffer(recvbuf, 0),
-                      (int)*count, PMPI_Type_f2c(*datatype),
-                      PMPI_Op_f2c(*op), (int)*root, PMPI_Comm_f2c(*comm));
+                      (int)*count, PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op),
+                      (int)*root, PMPI_Comm_f2c(*comm));
   if (ierr != NULL)
     *ierr = (MPI_Fint)rc;
 }

@@ -37,6 +37,7 @@
  * factors merged into radices of at most 4, largest first (a prime factor
  * above 4 is a radix of its own).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,26 @@ static int radixk_build(const pat_sched_params *p, int rank,
   return err;
 }
 
+/* The header's formula for the configured (or automatic) radices, a fold
+ * of alpha + m (beta + gamma) when q < P, plus the latest arrival. */
+static double radixk_estimate(const pat_sched_params *p) {
+  pat_scatter_plan plan;
+  const pat_model *c = &p->model;
+  double piece = (double)p->count * p->elem_size, t = 0;
+  if (pat_radixk_plan(pat_config_alg(pat_config_get(), PAT_REDUCE_ALG_RADIXK),
+                      p->nranks, &plan, NULL, 0) != PAT_SUCCESS)
+    return INFINITY;
+  if (plan.q < p->nranks)
+    t += c->alpha + piece * (c->beta + c->gamma);
+  for (int i = 0; i < plan.nradix; i++) {
+    int k = plan.radix[i];
+    piece /= k;
+    t += 2 * c->alpha + 2 * (k - 1) * piece * c->beta +
+         (k - 1) * piece * c->gamma;
+  }
+  return t + pat_sched_spread(p);
+}
+
 _Static_assert(sizeof(pat_radixk_config) <= PAT_ALG_CONFIG_BYTES,
                "PAT_REDUCE_RADIXK must fit the configuration cache");
 
@@ -187,6 +208,7 @@ const pat_alg_row pat_alg_radixk = {
     .description = "radix-k reduce-scatter (PAT_REDUCE_RADIXK), then gather; "
                    "rank order for non-commutative ops",
     .build = radixk_build,
+    .estimate = radixk_estimate,
     .fallback = PAT_REDUCE_ALG_RADIXK,
     .env = radixk_env,
     .config_size = sizeof(pat_radixk_config),

@@ -22,7 +22,7 @@ void pat_radixk_auto(int P, int target, pat_scatter_plan *plan);
 
 /* The plan for P ranks under cfg (NULL: automatic).  PAT_ERR_BAD_ENV with
  * a message in why when the configured radices do not multiply to P. */
-int pat_radixk_plan(const pat_radixk_config *cfg, int P,
-                    pat_scatter_plan *plan, char *why, size_t whylen);
+int pat_radixk_plan(const pat_radixk_config *cfg, int P, pat_scatter_plan *plan,
+                    char *why, size_t whylen);
 
 #endif /* PAT_RADIXK_H */

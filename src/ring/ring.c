@@ -50,8 +50,12 @@ static int block(const ring *e, int b) {
 static int rank_of(const ring *e, int v) { return (v + e->root) % e->P; }
 
 static int emit_rank(pat_schedule *sched, const pat_sched_params *p, int r) {
-  ring e = {.sched = sched, .rank = r, .P = p->nranks, .count = p->count,
-            .root = p->root, .err = PAT_SUCCESS};
+  ring e = {.sched = sched,
+            .rank = r,
+            .P = p->nranks,
+            .count = p->count,
+            .root = p->root,
+            .err = PAT_SUCCESS};
   int P = p->nranks, v = (r - p->root + P) % P;
   int is_root = r == p->root, in_place = is_root && p->in_place;
   /* where partials live: combined in place at an in-place root, else in
@@ -102,11 +106,23 @@ static int ring_build(const pat_sched_params *p, int rank,
   return err;
 }
 
+/* The header's formula for blocks of ceil(m / P), plus the latest
+ * arrival: every rank is in the first step. */
+static double ring_estimate(const pat_sched_params *p) {
+  int P = p->nranks;
+  double b = (double)((p->count + P - 1) / P) * p->elem_size;
+  const pat_model *c = &p->model;
+  return (P - 1) * (c->alpha + b * (c->beta + c->gamma)) +
+         pat_ceil_log2(P) * c->alpha + (P - 1) * b * c->beta +
+         pat_sched_spread(p);
+}
+
 const pat_alg_row pat_alg_ring = {
     .id = PAT_REDUCE_ALG_RING,
     .name = "ring",
     .description = "ring reduce-scatter (P - 1 steps of m / P), then binomial "
                    "gather; commutative ops",
     .build = ring_build,
+    .estimate = ring_estimate,
     .needs = PAT_NEEDS_COMMUTATIVE,
     .fallback = PAT_REDUCE_ALG_BUTTERFLY};
