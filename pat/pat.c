@@ -90,7 +90,8 @@ typedef struct window {
 
 typedef struct pending {
   MPI_Request req;
-  long due; /* call at whose start it is completed */
+  long call; /* call whose arrival stamps it carries */
+  long due;  /* call at whose start it is completed */
   double mine[FIELDS];
   double *all; /* nranks * FIELDS */
 } pending;
@@ -110,6 +111,7 @@ struct pat_state {
   int fitted;        /* model holds a fitted model */
   pat_model model;
   double *work;      /* nranks: stamps being observed */
+  long observed;     /* call whose stamps work holds; -1: none yet */
   double *pairs;     /* nranks * KEPT * 2: (bytes, seconds) being observed */
   double *predicted; /* nranks */
 };
@@ -153,6 +155,7 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, const pat_config *cfg,
   ps->priv = priv;
   ps->cfg = cfg;
   ps->clock_tag = clock_tag;
+  ps->observed = -1;
   kept_reset(ps->call);
   PMPI_Comm_size(priv, &ps->nranks);
   ps->work = malloc((size_t)ps->nranks * sizeof *ps->work);
@@ -262,6 +265,7 @@ static int observe(pat_state *ps, pending *p) {
     pat_model m;
     for (int r = 0; r < ps->nranks; r++)
       ps->work[r] = p->all[r * FIELDS];
+    ps->observed = p->call;
     pat_predictor_observe(ps->pred, ps->work);
     /* every rank's samples are from the same previous call */
     observe_kind(ps, p->all, TRANSFER);
@@ -305,6 +309,7 @@ int pat_state_arrive(pat_state *ps, double *stamp) {
         j = KEPT - 1 - j;
       p->mine[1 + kind] = pack2(ps->call[kind].bytes[j], ps->call[kind].sec[j]);
     }
+    p->call = ps->calls;
     p->due = ps->calls + ps->cfg->exchange_lag;
     rc = PMPI_Iallgather(p->mine, FIELDS, MPI_DOUBLE, p->all, FIELDS,
                          MPI_DOUBLE, ps->priv, &p->req);
@@ -323,6 +328,13 @@ void pat_state_transfer_sample(pat_state *ps, double bytes, double seconds) {
 
 void pat_state_combine_sample(pat_state *ps, double bytes, double seconds) {
   kept_add(&ps->call[COMBINE], bytes, seconds);
+}
+
+long pat_state_calls(const pat_state *ps) { return ps->calls; }
+
+const double *pat_state_observed(const pat_state *ps, long *call) {
+  *call = ps->observed;
+  return ps->observed >= 0 ? ps->work : NULL;
 }
 
 int pat_state_model(const pat_state *ps, pat_model *model) {

@@ -38,6 +38,15 @@ int pat_state_model(const pat_state *ps, pat_model *model);
  * model) and the model {1, 0, 0}. */
 const double *pat_state_predict(pat_state *ps, pat_model *model);
 
+/* The calls on this communicator before the current one (the current
+ * call's index, counted from 0 on every rank alike). */
+long pat_state_calls(const pat_state *ps);
+
+/* The arrival times of the latest call whose stamps have been exchanged
+ * (nranks entries, owned by ps, identical on every rank) and its index;
+ * NULL while none has. */
+const double *pat_state_observed(const pat_state *ps, long *call);
+
 /* The executor's measurements in the current call: one receive of bytes
  * (posted to completed, seconds) and one combine of bytes. */
 void pat_state_transfer_sample(pat_state *ps, double bytes, double seconds);

@@ -36,7 +36,8 @@ extern "C" {
   X(RING, ring)                                                                \
   X(BUTTERFLY, butterfly)                                                      \
   X(RADIXK, radixk)                                                            \
-  X(PIPELINE, pipeline)
+  X(PIPELINE, pipeline)                                                        \
+  X(AUTO, auto)
 
 /* Algorithm ids, in the order of the list above. */
 typedef enum pat_reduce_alg {

@@ -241,21 +241,26 @@ static int told(pat_call *c, const oracle *orc) {
  * the fallbacks among them, for the summary at MPI_Finalize. */
 static atomic_ulong served[PAT_REDUCE_ALG_COUNT], fallbacks;
 
-/* Counts call c, asked for alg and served by chosen; at a communicator's
- * first call its rank 0 says which row served it and why (one line per
- * communicator). */
+/* Counts call c, asked for alg and served by chosen (picked by the row
+ * picker, or PAT_REDUCE_ALG_COUNT); at a communicator's first call its
+ * rank 0 says which row served it and why (one line per communicator). */
 static void note_served(const pat_call *c, pat_reduce_alg alg,
-                        pat_reduce_alg chosen) {
+                        pat_reduce_alg chosen, pat_reduce_alg picker) {
+  int fell = chosen != alg && picker != alg;
   atomic_fetch_add(&served[chosen], 1);
-  if (chosen != alg)
+  if (fell)
     atomic_fetch_add(&fallbacks, 1);
   if (c->rank == 0 && pat_comm_state_calls(c->state) == 1) {
     fprintf(stderr,
             "patreduce: a communicator of %d ranks, first call (count %d, "
             "root %d): %s, %s%s\n",
             c->nranks, c->count, c->root, pat_alg_table[chosen]->name,
-            chosen != alg ? "falling back from " : "as asked",
-            chosen != alg ? pat_alg_table[alg]->name : "");
+            fell                             ? "falling back from "
+            : picker != PAT_REDUCE_ALG_COUNT ? "chosen by "
+                                             : "as asked",
+            fell                             ? pat_alg_table[alg]->name
+            : picker != PAT_REDUCE_ALG_COUNT ? pat_alg_table[picker]->name
+                                             : "");
     fflush(stderr);
   }
 }
@@ -315,7 +320,7 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
                 .root = root,
                 .comm = comm};
   pat_call_props props;
-  pat_reduce_alg chosen = alg;
+  pat_reduce_alg chosen = alg, picker = PAT_REDUCE_ALG_COUNT;
   const pat_config *cfg = pat_config_get();
   int inter, rc = check_args(&c, alg, &inter), have_model = 1;
 
@@ -370,7 +375,19 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
     rc = MPI_ERR_ARG;
     goto depart;
   }
-  if (chosen != alg && cfg->verbose >= 1) {
+  if (count > 0) {
+    /* predict only for an algorithm that uses arrival times */
+    if (orc == NULL && pat_alg_table[chosen]->uses_arrivals)
+      c.arrivals = pat_state_predict(c.pat, &c.model);
+    /* a row that picks another per call (auto) */
+    if (pat_alg_table[chosen]->choose != NULL) {
+      picker = chosen;
+      rc = pat_alg_table[picker]->choose(&c, &props, &chosen);
+      if (rc != MPI_SUCCESS)
+        goto depart;
+    }
+  }
+  if (chosen != alg && picker != alg && cfg->verbose >= 1) {
     unsigned unmet = pat_alg_unmet(pat_alg_table[alg], &props);
     pat_warn_once("%s cannot serve this call (needs%s%s%s); using %s",
                   pat_alg_table[alg]->name,
@@ -380,18 +397,16 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
                   pat_alg_table[chosen]->name);
   }
   if (cfg->verbose >= 1)
-    note_served(&c, alg, chosen);
+    note_served(&c, alg, chosen, picker);
   if (cfg->verbose >= 2)
-    fprintf(stderr, "patreduce: rank %d call %lu count %d root %d: %s\n",
+    fprintf(stderr, "patreduce: rank %d call %lu count %d root %d: %s%s%s\n",
             c.rank, pat_comm_state_calls(c.state), count, root,
+            picker != PAT_REDUCE_ALG_COUNT ? pat_alg_table[picker]->name : "",
+            picker != PAT_REDUCE_ALG_COUNT ? " chose " : "",
             pat_alg_table[chosen]->name);
   pat_comm_state_set_last(c.state, chosen);
-  if (count > 0) {
-    /* predict only for an algorithm that uses arrival times */
-    if (orc == NULL && pat_alg_table[chosen]->uses_arrivals)
-      c.arrivals = pat_state_predict(c.pat, &c.model);
+  if (count > 0)
     rc = run_alg(&c, chosen);
-  }
 depart:
   if (c.pat != NULL) {
     int prc = pat_state_depart(c.pat, c.bytes);

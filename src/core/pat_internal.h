@@ -80,6 +80,11 @@ typedef struct pat_call_props {
 } pat_call_props;
 
 typedef int (*pat_run_fn)(const pat_call *call);
+/* Picks the row that serves call (props: what it needs) into *chosen: a
+ * row with a build or a run that can serve props; may set call's model
+ * and arrivals for it.  Returns an MPI error code. */
+typedef int (*pat_choose_fn)(pat_call *call, const pat_call_props *props,
+                             pat_reduce_alg *chosen);
 /* Writes rank's program into sched, or every rank's for rank == -1. */
 typedef int (*pat_build_fn)(const pat_sched_params *params, int rank,
                             pat_schedule *sched);
@@ -126,14 +131,16 @@ typedef int (*pat_config_fn)(void *config, const char *(*get)(const char *),
 
 /* One row per algorithm, defined in the algorithm's folder as pat_alg_NAME
  * (NAME from PAT_REDUCE_ALGORITHMS).  A row has exactly one of build (a
- * static algorithm: its schedule is run by the core executor) and run (a
- * dynamic protocol or a foreign implementation). */
+ * static algorithm: its schedule is run by the core executor), run (a
+ * dynamic protocol or a foreign implementation) and choose (a row that
+ * picks one of the others per call). */
 typedef struct pat_alg_row {
   pat_reduce_alg id;
   const char *name;
   const char *description;
   pat_build_fn build;
   pat_run_fn run;
+  pat_choose_fn choose;    /* or a row that picks another per call (auto) */
   unsigned needs;          /* PAT_NEEDS_* */
   int min_count;           /* smallest count served */
   pat_reduce_alg fallback; /* used when a restriction fails */

@@ -267,6 +267,16 @@ static int call_alg(const ctx *cx, const void *sbuf, void *rbuf, int count,
   if (prc != PAT_SUCCESS)
     fail(cx, "pat_reduce_last_algorithm returned %d (%s)", prc,
          pat_strerror(prc));
+  else if (served_id(cx->alg, dt, op, count) >= 0 &&
+           pat_alg_table[served_id(cx->alg, dt, op, count)]->choose != NULL &&
+           count > 0)
+    /* a row that picks another (auto): one that can serve the call */
+    expect(served < PAT_REDUCE_ALG_COUNT &&
+               pat_alg_table[served]->choose == NULL &&
+               served_id((int)served, dt, op, count) == (int)served,
+           cx, "%s picked %s (id %d), which cannot serve the call",
+           alg_name(served_id(cx->alg, dt, op, count)), alg_name((int)served),
+           (int)served);
   else
     expect((int)served == served_id(cx->alg, dt, op, count), cx,
            "served by %s (id %d), expected %s", alg_name((int)served),

@@ -4,10 +4,11 @@
  * test_patlayer clock: every rank skews its clock by a known amount (a
  *   debug hook); the ping-pong estimator must recover it within half the
  *   least round trip.
- * test_patlayer hash: 500 back-to-back clairvoyant calls, no barrier,
- *   random real sleeps with a persistently late rank: every rank must build
- *   the same schedule in every call (the hash of the tree is compared with
- *   an allreduce) and every result must be right.
+ * test_patlayer hash [ALG]: 500 back-to-back calls of ALG (default
+ *   clairvoyant; auto too), no barrier, random real sleeps with a
+ *   persistently late rank: every rank must choose the same row and build
+ *   the same schedule in every call (the row and the hash of the tree are
+ *   compared with an allreduce) and every result must be right.
  * test_patlayer execute: schedules built through the advanced API
  *   (pat_schedule_build with explicit arrival times, validated, run with
  *   pat_schedule_execute), in place at the root or not; a program with an
@@ -29,6 +30,7 @@
 #include "reduce/pat_schedule.h"
 
 static int rank, size, checks, failures;
+static pat_reduce_alg g_alg = PAT_REDUCE_ALG_CLAIRVOYANT;
 
 static void check(int ok, const char *fmt, int call) {
   checks++;
@@ -75,21 +77,24 @@ static void test_clock(void) {
   pat_clock_debug_skew(0);
 }
 
-/* Reduces rank + 1 + call (SUM) and checks it; returns the tree's hash. */
+/* Reduces rank + 1 + call (SUM) with g_alg and checks it; returns the
+ * hash of the row that served it and of its tree. */
 static unsigned long long one_call(int call, int count, int root) {
   static long in[64], out[64];
   const pat_schedule *s = NULL;
+  pat_reduce_alg served = PAT_REDUCE_ALG_COUNT;
   long want = (long)size * (size + 1) / 2 + (long)size * call;
   for (int i = 0; i < count; i++)
     in[i] = rank + 1 + call + i;
-  check(pat_reduce_clairvoyant(in, out, count, MPI_LONG, MPI_SUM, root,
-                               MPI_COMM_WORLD) == MPI_SUCCESS,
+  check(pat_reduce_using(g_alg, in, out, count, MPI_LONG, MPI_SUM, root,
+                         MPI_COMM_WORLD) == MPI_SUCCESS,
         "call %d returned an error", call);
   if (rank == root)
     for (int i = 0; i < count; i++)
       check(out[i] == want + (long)size * i, "call %d: wrong sum", call);
+  pat_reduce_last_algorithm(MPI_COMM_WORLD, &served);
   pat_reduce_last_schedule(MPI_COMM_WORLD, &s);
-  return pat_schedule_hash(s);
+  return pat_schedule_hash(s) ^ (unsigned long long)served << 56;
 }
 
 static void test_hash(void) {
@@ -116,7 +121,8 @@ static void test_hash(void) {
     printf("test_patlayer hash: the predicted tree changed %d times in "
            "500 calls\n",
            shapes);
-  check(size < 3 || shapes > 1, "the tree never changed (%d)", shapes);
+  check(size < 3 || shapes > 1 || g_alg != PAT_REDUCE_ALG_CLAIRVOYANT,
+        "the tree never changed (%d)", shapes);
 }
 
 /* 2x2 unsigned matrix product, a non-commutative op */
@@ -233,6 +239,8 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  if (argc > 2 && pat_reduce_algorithm_lookup(argv[2], &g_alg) != PAT_SUCCESS)
+    check(0, "unknown algorithm (%d)", 0);
   if (strcmp(mode, "clock") == 0)
     test_clock();
   else if (strcmp(mode, "execute") == 0)

@@ -37,7 +37,7 @@ grep -q '^BAD SETTINGS' "$out" || fail "no verdict line"
 PAT_REDUCE_MODEL=/nonexistent/model.txt "$info" --check >"$out"; rc=$?
 [ $rc -eq 2 ] || fail "missing model file: exit $rc, want 2"
 grep -q 'PAT_REDUCE_MODEL .*BAD' "$out" || fail "missing model file not named"
-grep -q 'PAT_REDUCE_MODEL .*calls of clairvoyant, pipeline fail; the others' \
+grep -q 'PAT_REDUCE_MODEL .*calls of clairvoyant, pipeline, auto fail; the others' \
   "$out" || fail "missing model file: the algorithms it fails not named"
 
 "$info" --no-such-option >"$out" 2>&1; rc=$?

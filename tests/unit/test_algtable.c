@@ -22,8 +22,9 @@ static void table_rows_are_consistent(void **state) {
                   *c == '_');
     assert_non_null(row->description);
     assert_true(strlen(row->description) > 10);
-    /* exactly one of builder and run function */
-    assert_true((row->build != NULL) != (row->run != NULL));
+    /* exactly one of builder, run function and chooser */
+    assert_int_equal(
+        (row->build != NULL) + (row->run != NULL) + (row->choose != NULL), 1);
     assert_true(row->min_count >= 0);
     assert_true((int)row->fallback >= 0 &&
                 row->fallback < PAT_REDUCE_ALG_COUNT);

@@ -1,0 +1,274 @@
+/*
+ * auto: per call, the row the cost model expects to finish first, and
+ * never for long a choice that wrong predictions make worse.
+ *
+ * Idea.  Every row with an estimate (pat_alg_row.estimate: its header's
+ * cost formula under the byte model; binomial's tree and clairvoyant's
+ * plan walked under the arrivals) that can serve the call is a candidate.
+ * Two choices per call, from inputs every rank has alike (the call, the
+ * cost model, the PAT layer's prediction):
+ *   - PAT-aware: the least estimate under the predicted arrivals;
+ *   - PAT-blind: the least estimate under balanced arrivals among the
+ *     rows that do not plan with arrival times.
+ * auto runs the aware one unless recent calls say the predictions did
+ * not pay.  Each call whose arrivals the PAT layer has since exchanged is
+ * scored: both choices' estimates under what really arrived (the aware
+ * clairvoyant's plan, built for the prediction, replayed under the real
+ * arrivals: pat_clairvoyant_estimate).  While the aware choices' total
+ * over the last PAT_AUTO_WINDOW scored calls is not below the blind ones'
+ * (a wrong prediction can make the clairvoyant tree slower than a
+ * binomial one), auto runs the blind choice; once the aware total is
+ * lower again it switches back.  PAT_REDUCE_VERBOSE = 1 says each switch
+ * (rank 0); = 2 names every call's choice.  Scores come from exchanged
+ * data only, so every rank switches at the same call.
+ *
+ * Model.  The PAT layer's (PAT_REDUCE_ROUND_COST, PAT_REDUCE_MODEL, or
+ * fitted from measurements), else the configured one (the CURIE-like
+ * reference while nothing is measured): the estimates compare message
+ * sizes, so a latency-only placeholder would not do.
+ *
+ * Cost per call.  The estimates: O(P) each for the bandwidth rows and
+ * binomial, the clairvoyant plan (O(P log P) atomic; segmented: its bounded
+ * search, clairvoyant.c) under the prediction and, when scoring, again
+ * under the real arrivals.  Both choices are kept while the inputs
+ * (count, root, op properties, model and prediction) repeat, and then
+ * cost nothing.  Memory: the predictions of the calls not yet scored (at
+ * most PAT_AUTO_PENDING patterns of P doubles).
+ *
+ * Root and non-commutative ops.  Only rows that serve the call are
+ * candidates (pat_alg_unmet), so a non-commutative op gets an
+ * order-preserving row.
+ *
+ * Not yet: native and localredirect have no estimate (no schedule to
+ * model), so auto never picks them; a rules file and algorithm lists
+ * (issue 14) are to come.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "auto/auto.h"
+#include "clairvoyant/clairvoyant.h"
+#include "pat/pat_layer.h"
+
+#define PAT_AUTO_WINDOW 8
+#define PAT_AUTO_PENDING 72 /* > the longest exchange lag (64) */
+
+/* A decision waiting for its call's real arrivals. */
+typedef struct pending {
+  long call;
+  pat_reduce_alg aware, blind;
+  pat_sched_params params; /* arrivals: predicted (owned) */
+} pending;
+
+struct pat_auto {
+  int nranks;
+  /* the last decision's inputs and choices (arrivals: owned) */
+  int have;
+  pat_sched_params key;
+  pat_reduce_alg aware, blind;
+  /* decisions not scored yet, a ring by call */
+  pending wait[PAT_AUTO_PENDING];
+  /* the last scores (aware minus blind) and how many there were */
+  double diff[PAT_AUTO_WINDOW];
+  long scored;
+  int blind_mode;
+};
+
+pat_auto *pat_auto_alloc(int nranks) {
+  pat_auto *s = calloc(1, sizeof *s);
+  if (s != NULL) {
+    s->nranks = nranks;
+    for (int i = 0; i < PAT_AUTO_PENDING; i++)
+      s->wait[i].call = -1;
+  }
+  return s;
+}
+
+void pat_auto_free(pat_auto *s) {
+  if (s == NULL)
+    return;
+  free((void *)s->key.arrivals);
+  for (int i = 0; i < PAT_AUTO_PENDING; i++)
+    free((void *)s->wait[i].params.arrivals);
+  free(s);
+}
+
+int pat_auto_blind(const pat_auto *s) { return s->blind_mode; }
+
+/* The least estimate among the rows that can serve props; aware: with
+ * params' arrivals, the rows that plan with them included. */
+static pat_reduce_alg least(const pat_sched_params *params,
+                            const pat_call_props *props, int aware) {
+  pat_reduce_alg best = PAT_REDUCE_ALG_BINOMIAL;
+  double best_t = INFINITY;
+  pat_sched_params p = *params;
+  if (!aware)
+    p.arrivals = NULL;
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+    const pat_alg_row *row = pat_alg_table[a];
+    double t;
+    if (row->estimate == NULL || pat_alg_unmet(row, props) != 0 ||
+        (row->uses_arrivals && (!aware || params->arrivals == NULL)))
+      continue;
+    t = row->estimate(&p);
+    if (t < best_t) { /* ties: the first in the table */
+      best_t = t;
+      best = (pat_reduce_alg)a;
+    }
+  }
+  return best;
+}
+
+/* What a choice planned with p would have taken under actual arrivals. */
+static double under(pat_reduce_alg alg, const pat_sched_params *p,
+                    const double *actual) {
+  pat_sched_params q = *p;
+  if (pat_alg_table[alg]->uses_arrivals)
+    return pat_clairvoyant_estimate(p, actual);
+  q.arrivals = actual;
+  return pat_alg_table[alg]->estimate(&q);
+}
+
+static int same_inputs(const pat_sched_params *a, const pat_sched_params *b) {
+  return a->nranks == b->nranks && a->root == b->root && a->count == b->count &&
+         a->commutative == b->commutative && a->in_place == b->in_place &&
+         memcmp(&a->model, &b->model, sizeof a->model) == 0 &&
+         memcmp(&a->elem_size, &b->elem_size, sizeof a->elem_size) == 0 &&
+         (a->arrivals == NULL) == (b->arrivals == NULL) &&
+         (a->arrivals == NULL ||
+          memcmp(a->arrivals, b->arrivals,
+                 (size_t)a->nranks * sizeof *a->arrivals) == 0);
+}
+
+/* Copies p and its arrivals into *dst, whose arrivals it owns. */
+static int keep(pat_sched_params *dst, const pat_sched_params *p) {
+  double *arr = (double *)dst->arrivals;
+  if (p->arrivals != NULL) {
+    if (arr == NULL)
+      arr = malloc((size_t)p->nranks * sizeof *arr);
+    if (arr == NULL)
+      return 0;
+    memcpy(arr, p->arrivals, (size_t)p->nranks * sizeof *arr);
+  } else {
+    free(arr);
+    arr = NULL;
+  }
+  *dst = *p;
+  dst->arrivals = arr;
+  return 1;
+}
+
+/* Scores the decision of call, whose real arrivals were actual. */
+static void score(pat_auto *s, const double *actual, long call) {
+  pending *w;
+  if (actual == NULL || call < 0)
+    return;
+  w = &s->wait[call % PAT_AUTO_PENDING];
+  if (w->call != call)
+    return; /* not kept, or scored already */
+  w->call = -1;
+  s->diff[s->scored++ % PAT_AUTO_WINDOW] =
+      w->aware == w->blind ? 0
+                           : under(w->aware, &w->params, actual) -
+                                 under(w->blind, &w->params, actual);
+}
+
+/* Blind while the aware choices did not beat the blind ones over the
+ * window (calls where the two were the same row count for neither);
+ * returns 1 if the mode changed. */
+static int decide_mode(pat_auto *s) {
+  int n = s->scored < PAT_AUTO_WINDOW ? (int)s->scored : PAT_AUTO_WINDOW;
+  int was = s->blind_mode, differed = 0;
+  double sum = 0;
+  for (int i = 0; i < n; i++) {
+    sum += s->diff[i];
+    differed |= s->diff[i] != 0;
+  }
+  if (differed)
+    s->blind_mode = !(sum < 0);
+  return s->blind_mode != was;
+}
+
+pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
+                               const pat_call_props *props, long call,
+                               const double *observed, long observed_call,
+                               int *switched) {
+  if (!s->have || !same_inputs(&s->key, p)) {
+    s->aware = least(p, props, 1);
+    s->blind = least(p, props, 0);
+    s->have = keep(&s->key, p);
+  }
+  score(s, observed, observed_call);
+  *switched = decide_mode(s);
+  if (call >= 0) { /* kept for scoring once its arrivals are known */
+    pending *w = &s->wait[call % PAT_AUTO_PENDING];
+    if (keep(&w->params, p)) {
+      w->call = call;
+      w->aware = s->aware;
+      w->blind = s->blind;
+    }
+  }
+  return s->blind_mode ? s->blind : s->aware;
+}
+
+static void auto_state_free(void *state) { pat_auto_free(state); }
+
+static int auto_choose(pat_call *c, const pat_call_props *props,
+                       pat_reduce_alg *chosen) {
+  pat_auto *s = pat_comm_state_alg(c->state, PAT_REDUCE_ALG_AUTO);
+  const double *observed = NULL;
+  long call = -1, observed_call = -1;
+  int switched;
+  pat_sched_params p;
+  pat_model m;
+  if (s == NULL) {
+    s = pat_auto_alloc(c->nranks);
+    if (s == NULL)
+      return MPI_ERR_NO_MEM;
+    pat_comm_state_set_alg(c->state, PAT_REDUCE_ALG_AUTO, s);
+  }
+  /* the model: told, the PAT layer's, else the configured one */
+  if (c->arrivals != NULL && c->pat == NULL)
+    m = c->model; /* told arrivals and round cost */
+  else if (c->pat == NULL || !pat_state_model(c->pat, &m))
+    m = *pat_config_model(pat_config_get());
+  c->model = m;
+  p = (pat_sched_params){.nranks = c->nranks,
+                         .root = c->root,
+                         .count = c->count,
+                         .commutative = c->commutative,
+                         .in_place = c->in_place,
+                         .model = m,
+                         .elem_size = c->count > 0 ? c->bytes / c->count : 0,
+                         .arrivals = c->arrivals};
+  if (c->pat != NULL) {
+    call = pat_state_calls(c->pat);
+    observed = pat_state_observed(c->pat, &observed_call);
+  }
+  *chosen =
+      pat_auto_decide(s, &p, props, call, observed, observed_call, &switched);
+  if (switched && c->rank == 0 && pat_config_get()->verbose >= 1)
+    fprintf(stderr,
+            "patreduce: auto on a communicator of %d ranks, call %lu: the "
+            "predictions %s over the last scored calls; choosing %s\n",
+            c->nranks, pat_comm_state_calls(c->state),
+            pat_auto_blind(s) ? "did not pay" : "paid again",
+            pat_auto_blind(s) ? "without them" : "with them again");
+  return MPI_SUCCESS;
+}
+
+const pat_alg_row pat_alg_auto = {
+    .id = PAT_REDUCE_ALG_AUTO,
+    .name = "auto",
+    .description = "per call, the row with the least modeled time under the "
+                   "predicted arrivals; without the predictions while they "
+                   "did not pay",
+    .choose = auto_choose,
+    .fallback = PAT_REDUCE_ALG_AUTO,
+    .uses_arrivals = 1,
+    /* what its candidates' estimates and schedules read */
+    .uses =
+        PAT_SCOPE_BIT(PAT_SCOPE_SCHEDULE) | PAT_SCOPE_BIT(PAT_SCOPE_SEGMENTS),
+    .state_free = auto_state_free};

@@ -1,0 +1,30 @@
+/*
+ * auto's decision without MPI (auto.c): what the row runs per call, from
+ * the call's parameters, the predicted arrivals and the real arrivals of
+ * earlier calls; the unit tests drive it with made-up sequences.
+ */
+#ifndef PAT_AUTO_H
+#define PAT_AUTO_H
+
+#include "core/pat_internal.h"
+
+typedef struct pat_auto pat_auto;
+
+pat_auto *pat_auto_alloc(int nranks); /* NULL when out of memory */
+void pat_auto_free(pat_auto *a);      /* accepts NULL */
+
+/* One call's choice.  params: the call (nranks as allocated), the cost
+ * model and the predicted arrivals (NULL: none); props: what the call
+ * needs.  call: this call's index, >= 0 to score it once its real
+ * arrivals are known (-1: never); observed: the real arrivals of call
+ * observed_call (NULL: none new).  Writes 1 to *switched when this call
+ * turned the use of predictions off or back on. */
+pat_reduce_alg pat_auto_decide(pat_auto *a, const pat_sched_params *params,
+                               const pat_call_props *props, long call,
+                               const double *observed, long observed_call,
+                               int *switched);
+
+/* 1 while auto chooses without the predictions. */
+int pat_auto_blind(const pat_auto *a);
+
+#endif /* PAT_AUTO_H */

@@ -1,0 +1,168 @@
+/* Unit tests (no MPI run) of auto's decision (src/auto/auto.c): the row it
+ * picks simulates within 10% of the best candidate's simulation, balanced
+ * or with late ranks, small messages or large; with predictions that are
+ * always wrong it turns them off within a window of scored calls, and
+ * back on once they are right again; the same inputs give the same
+ * choice. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "auto/auto.h"
+#include "core/pat_internal.h"
+
+static const pat_model curie = {2.6677e-6, 4.8179e-10, 1.6654e-10};
+
+static pat_sched_params params(int P, int count, const double *arrivals) {
+  return (pat_sched_params){.nranks = P,
+                            .root = 0,
+                            .count = count,
+                            .commutative = 1,
+                            .model = curie,
+                            .elem_size = 8,
+                            .arrivals = arrivals};
+}
+
+static double simulated(pat_reduce_alg alg, const pat_sched_params *p) {
+  pat_schedule *s = NULL;
+  double t = INFINITY, first = INFINITY;
+  if (pat_schedule_build(alg, p, -1, &s) == PAT_SUCCESS)
+    pat_schedule_simulate(s, p->arrivals, NULL, &t);
+  pat_schedule_free(s);
+  for (int r = 0; r < p->nranks; r++)
+    first = fmin(first, p->arrivals != NULL ? p->arrivals[r] : 0);
+  return t - first;
+}
+
+/* auto's pick against every candidate, all simulated (P = 16: the ring's
+ * schedule has P^2 transfers). */
+static void picks_within_ten_percent_of_the_best(void **state) {
+  enum { P = 16 };
+  static const int counts[] = {1, 64, 1024, 16384, 131072};
+  double a[P];
+  pat_call_props props = {.commutative = 1, .contiguous = 1};
+  (void)state;
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+    for (int pattern = 0; pattern < 3; pattern++) {
+      pat_sched_params p = params(P, counts[i], a);
+      double d = pat_sched_round_cost(&p), best = INFINITY, got;
+      pat_auto *au = pat_auto_alloc(P);
+      pat_reduce_alg pick, fastest = PAT_REDUCE_ALG_COUNT;
+      int switched;
+      for (int r = 0; r < P; r++) /* balanced, one late, every odd late */
+        a[r] = pattern == 1   ? (r == P - 1) * 4 * d
+               : pattern == 2 ? (r % 2) * 2 * d
+                              : 0;
+      props.count = counts[i];
+      pick = pat_auto_decide(au, &p, &props, -1, NULL, -1, &switched);
+      for (int alg = 0; alg < PAT_REDUCE_ALG_COUNT; alg++) {
+        double t;
+        if (pat_alg_table[alg]->estimate == NULL ||
+            pat_alg_unmet(pat_alg_table[alg], &props) != 0)
+          continue;
+        t = simulated((pat_reduce_alg)alg, &p);
+        if (t < best) {
+          best = t;
+          fastest = (pat_reduce_alg)alg;
+        }
+      }
+      got = simulated(pick, &p);
+      print_message("count %6d pattern %d: auto %-11s %.3g s, fastest %-11s "
+                    "%.3g s\n",
+                    counts[i], pattern, pat_alg_table[pick]->name, got,
+                    pat_alg_table[fastest]->name, best);
+      if (!(got <= 1.10 * best))
+        fail_msg("count %d pattern %d: auto picked %s (%.6g s), %s is "
+                 "%.6g s",
+                 counts[i], pattern, pat_alg_table[pick]->name, got,
+                 pat_alg_table[fastest]->name, best);
+      assert_false(switched);
+      pat_auto_free(au);
+    }
+}
+
+/* Predictions that name the wrong late rank every call: once the window
+ * of scored calls shows it, auto chooses without them; right again, it
+ * goes back to them.  Call k's real arrivals arrive at call k + 1. */
+static void wrong_predictions_turned_off_and_back_on(void **state) {
+  enum { P = 16, CALLS = 40 };
+  double predicted[P], actual[CALLS][P];
+  pat_sched_params p = params(P, 8, predicted);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
+  double d = pat_sched_round_cost(&p);
+  pat_auto *au = pat_auto_alloc(P);
+  pat_reduce_alg aware, pick;
+  int switched, off_at = -1, on_at = -1;
+  (void)state;
+  for (int r = 0; r < P; r++)
+    predicted[r] = r == P - 1 ? 6 * d : 0; /* always: rank 15 late */
+  /* the aware choice plans for the late rank (clairvoyant) */
+  aware = pat_auto_decide(au, &p, &props, -1, NULL, -1, &switched);
+  assert_int_equal(aware, PAT_REDUCE_ALG_CLAIRVOYANT);
+  pat_auto_free(au);
+  au = pat_auto_alloc(P);
+  for (int k = 0; k < CALLS; k++) {
+    /* calls 0..19: in truth rank 1, deep in the planned tree, is late;
+     * from 20 on the prediction is right */
+    for (int r = 0; r < P; r++)
+      actual[k][r] = k < 20 ? (r == 1) * 6 * d : predicted[r];
+    pick = pat_auto_decide(au, &p, &props, k, k > 0 ? actual[k - 1] : NULL,
+                           k - 1, &switched);
+    if (switched && pat_auto_blind(au) && off_at < 0)
+      off_at = k;
+    if (switched && !pat_auto_blind(au) && off_at >= 0 && on_at < 0)
+      on_at = k;
+    if (k >= 12 && k < 20) /* off, choosing without the predictions */
+      assert_int_not_equal(pick, PAT_REDUCE_ALG_CLAIRVOYANT);
+  }
+  print_message("predictions off at call %d, back on at call %d\n", off_at,
+                on_at);
+  assert_true(off_at >= 1 && off_at <= 9); /* one window of scored calls */
+  assert_true(on_at > 20 && on_at <= 30);
+  assert_false(pat_auto_blind(au));
+  assert_int_equal(pick, PAT_REDUCE_ALG_CLAIRVOYANT);
+  pat_auto_free(au);
+}
+
+/* Same inputs, same choice (every rank decides alike); a cached decision
+ * equals a fresh one. */
+static void same_inputs_same_choice(void **state) {
+  enum { P = 24 };
+  double a[P];
+  pat_call_props props = {.commutative = 0, .contiguous = 1, .count = 5000};
+  pat_sched_params p = params(P, 5000, a);
+  pat_auto *x = pat_auto_alloc(P), *y = pat_auto_alloc(P);
+  int sw;
+  (void)state;
+  p.commutative = 0;
+  for (int k = 0; k < 30; k++) {
+    pat_reduce_alg first, again, fresh;
+    for (int r = 0; r < P; r++)
+      a[r] = ((r * 7 + k * 3) % 5) * 1e-5;
+    first = pat_auto_decide(x, &p, &props, k, NULL, -1, &sw);
+    again = pat_auto_decide(x, &p, &props, -1, NULL, -1, &sw);
+    fresh = pat_auto_decide(y, &p, &props, k, NULL, -1, &sw);
+    assert_int_equal(first, again);
+    assert_int_equal(first, fresh);
+    /* non-commutative: only a row that keeps rank order */
+    assert_int_equal(pat_alg_unmet(pat_alg_table[first], &props), 0);
+  }
+  pat_auto_free(x);
+  pat_auto_free(y);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(picks_within_ten_percent_of_the_best),
+      cmocka_unit_test(wrong_predictions_turned_off_and_back_on),
+      cmocka_unit_test(same_inputs_same_choice),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
