@@ -54,6 +54,9 @@
 
 #define PAT_AUTO_WINDOW 8
 #define PAT_AUTO_PENDING 72 /* > the longest exchange lag (64) */
+/* a costly estimate (a plan) is skipped when its row's bound is within
+ * this share of the best other estimate: it could win by less */
+#define PAT_AUTO_SKIP 0.02
 
 /* A decision waiting for its call's real arrivals. */
 typedef struct pending {
@@ -74,6 +77,9 @@ struct pat_auto {
   double diff[PAT_AUTO_WINDOW];
   long scored;
   int blind_mode;
+  /* where a costly estimate comes from (NULL: the row's estimate) */
+  pat_auto_planner planner;
+  void *ctx;
 };
 
 pat_auto *pat_auto_alloc(int nranks) {
@@ -97,27 +103,39 @@ void pat_auto_free(pat_auto *s) {
 
 int pat_auto_blind(const pat_auto *s) { return s->blind_mode; }
 
+void pat_auto_set_planner(pat_auto *s, pat_auto_planner planner, void *ctx) {
+  s->planner = planner;
+  s->ctx = ctx;
+}
+
 /* The least estimate among the rows that can serve props; aware: with
- * params' arrivals, the rows that plan with them included. */
-static pat_reduce_alg least(const pat_sched_params *params,
+ * params' arrivals, the rows that plan with them included.  The cheap
+ * estimates first; a costly one (a row with a bound) only if its bound
+ * could beat them by more than PAT_AUTO_SKIP. */
+static pat_reduce_alg least(const pat_auto *s, const pat_sched_params *params,
                             const pat_call_props *props, int aware) {
   pat_reduce_alg best = PAT_REDUCE_ALG_BINOMIAL;
   double best_t = INFINITY;
   pat_sched_params p = *params;
   if (!aware)
     p.arrivals = NULL;
-  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
-    const pat_alg_row *row = pat_alg_table[a];
-    double t;
-    if (row->estimate == NULL || pat_alg_unmet(row, props) != 0 ||
-        (row->uses_arrivals && (!aware || params->arrivals == NULL)))
-      continue;
-    t = row->estimate(&p);
-    if (t < best_t) { /* ties: the first in the table */
-      best_t = t;
-      best = (pat_reduce_alg)a;
+  for (int costly = 0; costly < 2; costly++)
+    for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+      const pat_alg_row *row = pat_alg_table[a];
+      double t;
+      if (row->estimate == NULL || (row->bound != NULL) != costly ||
+          pat_alg_unmet(row, props) != 0 ||
+          (row->uses_arrivals && (!aware || params->arrivals == NULL)))
+        continue;
+      if (costly && row->bound(&p) >= best_t * (1 - PAT_AUTO_SKIP))
+        continue;
+      t = costly && s->planner != NULL ? s->planner(s->ctx, row->id, &p)
+                                       : row->estimate(&p);
+      if (t < best_t || (t == best_t && a < (int)best)) {
+        best_t = t; /* ties: the first in the table */
+        best = (pat_reduce_alg)a;
+      }
     }
-  }
   return best;
 }
 
@@ -196,8 +214,8 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
                                const double *observed, long observed_call,
                                int *switched) {
   if (!s->have || !same_inputs(&s->key, p)) {
-    s->aware = least(p, props, 1);
-    s->blind = least(p, props, 0);
+    s->aware = least(s, p, props, 1);
+    s->blind = least(s, p, props, 0);
     s->have = keep(&s->key, p);
   }
   score(s, observed, observed_call);
@@ -213,22 +231,60 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
   return s->blind_mode ? s->blind : s->aware;
 }
 
-static void auto_state_free(void *state) { pat_auto_free(state); }
+/* The communicator a pat_auto decides for: a plan is built as this rank's
+ * schedule through its cache, which the call then runs if auto picks it
+ * (not planned twice). */
+typedef struct comm_ctx {
+  pat_comm_state *state;
+  int rank;
+} comm_ctx;
+
+static double cached_plan(void *ctx, pat_reduce_alg alg,
+                          const pat_sched_params *p) {
+  comm_ctx *x = ctx;
+  const pat_schedule *sched = NULL;
+  const pat_deps *deps = NULL;
+  double first = INFINITY;
+  if (pat_comm_state_schedule(x->state, alg, p, x->rank, &sched, &deps) !=
+      PAT_SUCCESS)
+    return INFINITY;
+  for (int r = 0; r < p->nranks; r++)
+    first = fmin(first, p->arrivals[r]);
+  return pat_schedule_predicted_time(sched) - first;
+}
+
+typedef struct auto_comm {
+  pat_auto *a;
+  comm_ctx ctx;
+} auto_comm;
+
+static void auto_state_free(void *state) {
+  auto_comm *ac = state;
+  if (ac != NULL)
+    pat_auto_free(ac->a);
+  free(ac);
+}
 
 static int auto_choose(pat_call *c, const pat_call_props *props,
                        pat_reduce_alg *chosen) {
-  pat_auto *s = pat_comm_state_alg(c->state, PAT_REDUCE_ALG_AUTO);
+  auto_comm *ac = pat_comm_state_alg(c->state, PAT_REDUCE_ALG_AUTO);
+  pat_auto *s;
   const double *observed = NULL;
   long call = -1, observed_call = -1;
   int switched;
   pat_sched_params p;
   pat_model m;
-  if (s == NULL) {
-    s = pat_auto_alloc(c->nranks);
-    if (s == NULL)
+  if (ac == NULL) {
+    ac = calloc(1, sizeof *ac);
+    if (ac == NULL || (ac->a = pat_auto_alloc(c->nranks)) == NULL) {
+      free(ac);
       return MPI_ERR_NO_MEM;
-    pat_comm_state_set_alg(c->state, PAT_REDUCE_ALG_AUTO, s);
+    }
+    ac->ctx = (comm_ctx){c->state, c->rank};
+    pat_auto_set_planner(ac->a, cached_plan, &ac->ctx);
+    pat_comm_state_set_alg(c->state, PAT_REDUCE_ALG_AUTO, ac);
   }
+  s = ac->a;
   /* the model: told, the PAT layer's, else the configured one */
   if (c->arrivals != NULL && c->pat == NULL)
     m = c->model; /* told arrivals and round cost */

@@ -24,6 +24,14 @@ pat_reduce_alg pat_auto_decide(pat_auto *a, const pat_sched_params *params,
                                const double *observed, long observed_call,
                                int *switched);
 
+/* Where a costly estimate (a row with a bound: clairvoyant's plan) comes
+ * from instead of the row's estimate: auto builds it as the schedule the
+ * call will run, through the communicator's cache.  Returns the modeled
+ * time after the earliest arrival. */
+typedef double (*pat_auto_planner)(void *ctx, pat_reduce_alg alg,
+                                   const pat_sched_params *params);
+void pat_auto_set_planner(pat_auto *a, pat_auto_planner planner, void *ctx);
+
 /* 1 while auto chooses without the predictions. */
 int pat_auto_blind(const pat_auto *a);
 

@@ -615,6 +615,30 @@ static double clairvoyant_estimate(const pat_sched_params *p) {
   return pat_clairvoyant_estimate(p, NULL);
 }
 
+/* No plan beats its segment count's bound (n + N - 1 segment rounds from
+ * the first arrival, N after the last): the least bound over the segment
+ * counts the builder may choose. */
+static double clairvoyant_bound(const pat_sched_params *p) {
+  pat_sched_params q = *p;
+  double *zeros = NULL, first = 0, last = 0, best = INFINITY;
+  int configured = pat_config_get()->segments;
+  int most = p->count < PAT_CLAIRVOYANT_AUTO_SEGMENTS
+                 ? p->count
+                 : PAT_CLAIRVOYANT_AUTO_SEGMENTS;
+  if (q.arrivals == NULL &&
+      (zeros = calloc((size_t)q.nranks, sizeof *zeros)) == NULL)
+    return 0;
+  if (zeros != NULL)
+    q.arrivals = zeros;
+  arrival_range(&q, &first, &last);
+  if (configured > 0)
+    best = segment_bound(&q, clamped(&q, configured), first, last);
+  for (int n = 1; configured <= 0 && n <= (most > 1 ? most : 1); n *= 2)
+    best = fmin(best, segment_bound(&q, n, first, last));
+  free(zeros);
+  return best - first;
+}
+
 static int clairvoyant_build(const pat_sched_params *p, int rank,
                              pat_schedule *sched) {
   int P = p->nranks, err = PAT_SUCCESS, nseg = 1, nm = 0;
@@ -666,6 +690,7 @@ const pat_alg_row pat_alg_clairvoyant = {
                    "non-commutative ops",
     .build = clairvoyant_build,
     .estimate = clairvoyant_estimate,
+    .bound = clairvoyant_bound,
     .fallback = PAT_REDUCE_ALG_BINOMIAL,
     .uses_arrivals = 1,
     .uses = PAT_SCOPE_BIT(PAT_SCOPE_SEGMENTS)};

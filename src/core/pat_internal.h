@@ -154,6 +154,9 @@ typedef struct pat_alg_row {
    * clairvoyant): the header's cost formula.  NULL: none (auto does not
    * consider the row). */
   double (*estimate)(const pat_sched_params *params);
+  /* A lower bound of estimate in O(P), where estimate itself is costly
+   * (clairvoyant's plan); NULL: estimate is cheap. */
+  double (*bound)(const pat_sched_params *params);
   /* tunables: their variables, and the parser filling config_size bytes of
    * the configuration cache (pat_config_alg) */
   const pat_env_var *env;
