@@ -194,38 +194,41 @@ static void trend_follows_a_drift(void **state) {
   pat_predictor_free(p);
 }
 
+/* Feeds 40 calls (rank r late by r + drift r k, Gaussian noise) to best
+ * and to its member member; best must then predict with that member,
+ * named spec, bit for bit. */
+static void expect_best(pat_predictor *best, pat_predictor *member,
+                        const char *spec, gsl_rng *rng, double drift,
+                        double noise) {
+  enum { P = 16 };
+  double a[P], got[P], want[P];
+  for (int k = 0; k < 40; k++) {
+    for (int r = 0; r < P; r++)
+      a[r] = r + drift * r * k + gsl_ran_gaussian(rng, noise);
+    pat_predictor_observe(best, a);
+    pat_predictor_observe(member, a);
+  }
+  assert_string_equal(pat_predictor_choice(best), spec);
+  pat_predictor_predict(best, got);
+  pat_predictor_predict(member, want);
+  assert_memory_equal(got, want, sizeof got);
+}
+
 /* best picks the member with the smallest recent error: on a steady
  * pattern with noise an average, on a drift the trend, and it predicts
  * exactly what that member predicts */
 static void best_picks_the_closest_member(void **state) {
   enum { P = 16 };
-  double a[P], got[P], want[P];
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
   pat_predictor *best = make("best", P), *sma = make("sma:5", P);
   pat_predictor *trend = make("trend:8", P);
   (void)state;
   gsl_rng_set(rng, 7);
   assert_string_equal(pat_predictor_choice(best), "sma:5");
-  for (int k = 0; k < 40; k++) { /* steady: rank r late by r, noise 0.3 */
-    for (int r = 0; r < P; r++)
-      a[r] = r + gsl_ran_gaussian(rng, 0.3);
-    pat_predictor_observe(best, a);
-    pat_predictor_observe(sma, a);
-  }
-  assert_string_equal(pat_predictor_choice(best), "sma:5");
-  pat_predictor_predict(best, got);
-  pat_predictor_predict(sma, want);
-  assert_memory_equal(got, want, sizeof got);
-  for (int k = 0; k < 40; k++) { /* drift: rank r later by r/4 per call */
-    for (int r = 0; r < P; r++)
-      a[r] = r + 0.25 * r * k + gsl_ran_gaussian(rng, 0.01);
-    pat_predictor_observe(best, a);
-    pat_predictor_observe(trend, a);
-  }
-  assert_string_equal(pat_predictor_choice(best), "trend:8");
-  pat_predictor_predict(best, got);
-  pat_predictor_predict(trend, want);
-  assert_memory_equal(got, want, sizeof got);
+  /* steady: rank r late by r, noise 0.3 */
+  expect_best(best, sma, "sma:5", rng, 0, 0.3);
+  /* drift: rank r later by r/4 per call */
+  expect_best(best, trend, "trend:8", rng, 0.25, 0.01);
   assert_string_equal(pat_predictor_choice(trend), "trend");
   pat_predictor_free(best);
   pat_predictor_free(sma);
