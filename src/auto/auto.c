@@ -35,13 +35,13 @@
  * cost nothing.  Memory: the predictions of the calls not yet scored (at
  * most PAT_AUTO_PENDING patterns of P doubles).
  *
- * Root and non-commutative ops.  Only rows that serve the call are
- * candidates (pat_alg_unmet), so a non-commutative op gets an
- * order-preserving row.
+ * Candidates.  PAT_REDUCE_ALGORITHM as a list names them (a,b,c) or the
+ * rows left out (^a,b); when none of them can serve a call, every row
+ * is a candidate.  Only rows that serve the call are weighed
+ * (pat_alg_unmet), so a non-commutative op gets an order-preserving row.
  *
  * Not yet: native and localredirect have no estimate (no schedule to
- * model), so auto never picks them; a rules file and algorithm lists
- * (issue 14) are to come.
+ * model), so auto never picks them; a rules file (issue 14) is to come.
  */
 #include <math.h>
 #include <stdio.h>
@@ -108,12 +108,15 @@ void pat_auto_set_planner(pat_auto *s, pat_auto_planner planner, void *ctx) {
   s->ctx = ctx;
 }
 
-/* The least estimate among the rows that can serve props; aware: with
- * params' arrivals, the rows that plan with them included.  The cheap
- * estimates first; a costly one (a row with a bound) only if its bound
- * could beat them by more than PAT_AUTO_SKIP. */
-static pat_reduce_alg least(const pat_auto *s, const pat_sched_params *params,
-                            const pat_call_props *props, int aware) {
+/* The least estimate among the rows of mask that can serve props; aware:
+ * with params' arrivals, the rows that plan with them included.  The
+ * cheap estimates first; a costly one (a row with a bound) only if its
+ * bound could beat them by more than PAT_AUTO_SKIP.  Writes INFINITY to
+ * *t when no row of mask serves props. */
+static pat_reduce_alg least_of(const pat_auto *s,
+                               const pat_sched_params *params,
+                               const pat_call_props *props, int aware,
+                               unsigned long long mask, double *t_out) {
   pat_reduce_alg best = PAT_REDUCE_ALG_BINOMIAL;
   double best_t = INFINITY;
   pat_sched_params p = *params;
@@ -123,8 +126,8 @@ static pat_reduce_alg least(const pat_auto *s, const pat_sched_params *params,
     for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
       const pat_alg_row *row = pat_alg_table[a];
       double t;
-      if (row->estimate == NULL || (row->bound != NULL) != costly ||
-          pat_alg_unmet(row, props) != 0 ||
+      if (!(mask & (1ull << a)) || row->estimate == NULL ||
+          (row->bound != NULL) != costly || pat_alg_unmet(row, props) != 0 ||
           (row->uses_arrivals && (!aware || params->arrivals == NULL)))
         continue;
       if (costly && row->bound(&p) >= best_t * (1 - PAT_AUTO_SKIP))
@@ -136,6 +139,19 @@ static pat_reduce_alg least(const pat_auto *s, const pat_sched_params *params,
         best = (pat_reduce_alg)a;
       }
     }
+  *t_out = best_t;
+  return best;
+}
+
+/* Among PAT_REDUCE_ALGORITHM's list; when none of it serves the call
+ * (none planning without arrivals, for the blind choice), among all. */
+static pat_reduce_alg least(const pat_auto *s, const pat_sched_params *params,
+                            const pat_call_props *props, int aware) {
+  double t;
+  pat_reduce_alg best =
+      least_of(s, params, props, aware, pat_config_get()->candidates, &t);
+  if (!(t < INFINITY))
+    best = least_of(s, params, props, aware, ~0ull, &t);
   return best;
 }
 

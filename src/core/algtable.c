@@ -21,6 +21,8 @@ const pat_alg_row *const pat_alg_table[PAT_REDUCE_ALG_COUNT] = {
 #undef PAT_X_ROW
 };
 
+_Static_assert(PAT_REDUCE_ALG_COUNT <= 64,
+               "sets of rows (auto's candidates) are bits of a 64-bit mask");
 _Static_assert(sizeof pat_alg_table / sizeof pat_alg_table[0] ==
                    PAT_REDUCE_ALG_COUNT,
                "pat_alg_table needs one row per pat_reduce_alg");

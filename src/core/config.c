@@ -21,8 +21,10 @@
 const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
     [PAT_ENV_ALGORITHM] = {"PAT_REDUCE_ALGORITHM", "binomial",
                            "algorithm used by pat_reduce() and the MPI_Reduce "
-                           "override; a name from "
-                           "the algorithm table, case-insensitive",
+                           "override: a name from the algorithm table "
+                           "(case-insensitive), or a comma-separated list of "
+                           "them for auto to pick from (^ first: all but "
+                           "those)",
                            0, PAT_SCOPE_ALL},
     [PAT_ENV_VERBOSE] =
         {"PAT_REDUCE_VERBOSE", "0",
@@ -207,6 +209,51 @@ static void parse_int(pat_config *cfg, const char *(*get)(const char *),
   *out = (int)x;
 }
 
+/* PAT_REDUCE_ALGORITHM: one row's name; or a comma-separated list of rows
+ * (auto picks among them) or of rows after a '^' (auto picks among the
+ * others), NCCL's way.  auto itself cannot be listed. */
+static void parse_algorithm(pat_config *cfg, const char *v) {
+  const char *name = pat_env_table[PAT_ENV_ALGORITHM].name, *p;
+  char msg[sizeof cfg->why];
+  int except = v[0] == '^', n = 0;
+  unsigned long long listed = 0;
+  cfg->candidates = ~0ull;
+  if (strchr(v, ',') == NULL && !except) {
+    if (pat_reduce_algorithm_lookup(v, &cfg->algorithm) != PAT_SUCCESS) {
+      pat_alg_names(msg, sizeof msg);
+      bad(cfg, PAT_SCOPE_ALL,
+          "%s=%s is not an algorithm; valid: %s, or a list of them for auto "
+          "to pick from (binomial,clairvoyant; ^ring,pipeline: all but those)",
+          name, v, msg);
+    }
+    return;
+  }
+  for (p = v + except; *p != '\0' || n == 0; n++) {
+    size_t len = strcspn(p, ",");
+    char one[64];
+    pat_reduce_alg id;
+    snprintf(one, sizeof one, "%.*s", (int)(len < 63 ? len : 63), p);
+    if (len == 0 || len > 63 ||
+        pat_reduce_algorithm_lookup(one, &id) != PAT_SUCCESS ||
+        pat_alg_table[id]->choose != NULL) {
+      pat_alg_names(msg, sizeof msg);
+      bad(cfg, PAT_SCOPE_ALL,
+          "%s=%s: '%s' is not an algorithm auto can pick; valid in a list: "
+          "the names of %s but auto, comma-separated, after an optional ^",
+          name, v, one, msg);
+      return;
+    }
+    listed |= 1ull << id;
+    p += len + (p[len] == ',');
+    if (p[-1] == ',' && *p == '\0') {
+      bad(cfg, PAT_SCOPE_ALL, "%s=%s ends with a comma", name, v);
+      return;
+    }
+  }
+  cfg->algorithm = PAT_REDUCE_ALG_AUTO;
+  cfg->candidates = except ? ~listed : listed;
+}
+
 void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
   const char *alg, *predictor, *model, *cost;
   char msg[sizeof cfg->why], valid[96];
@@ -220,11 +267,7 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
   model = env_value(get, PAT_ENV_MODEL);
   cost = env_value(get, PAT_ENV_ROUND_COST);
 
-  if (pat_reduce_algorithm_lookup(alg, &cfg->algorithm) != PAT_SUCCESS) {
-    pat_alg_names(msg, sizeof msg);
-    bad(cfg, PAT_SCOPE_ALL, "%s=%s is not an algorithm; valid: %s",
-        pat_env_table[PAT_ENV_ALGORITHM].name, alg, msg);
-  }
+  parse_algorithm(cfg, alg);
   parse_int(cfg, get, PAT_ENV_VERBOSE, 0, 2, NULL, &cfg->verbose);
   snprintf(cfg->predictor, sizeof cfg->predictor, "%s",
            pat_env_table[PAT_ENV_PREDICTOR].fallback);

@@ -361,6 +361,9 @@ int pat_config_fingerprints(const pat_env_var **vars, unsigned long long *hash,
 
 typedef struct pat_config {
   pat_reduce_alg algorithm;
+  /* the rows auto may pick (bit id): PAT_REDUCE_ALGORITHM as a list, all
+   * by default */
+  unsigned long long candidates;
   int verbose;           /* 0 quiet, 1 fallbacks, 2 every call */
   char predictor[64];    /* a valid predictor spec */
   int exchange_interval; /* exchange the arrival stamps every N calls;

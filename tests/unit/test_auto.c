@@ -158,11 +158,47 @@ static void same_inputs_same_choice(void **state) {
   pat_auto_free(y);
 }
 
+/* PAT_REDUCE_ALGORITHM as a list: auto picks among those rows, or among
+ * all when none of them serves the call. */
+static void picks_among_the_listed_rows(void **state) {
+  enum { P = 16 };
+  double a[P] = {0};
+  pat_sched_params p = params(P, 131072, a);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 131072};
+  pat_auto *au;
+  pat_reduce_alg pick;
+  int sw;
+  (void)state;
+  a[P - 1] = 1e-3; /* clairvoyant's case, but not listed */
+  setenv("PAT_REDUCE_ALGORITHM", "binomial,butterfly", 1);
+  pat_reduce_config_reload();
+  au = pat_auto_alloc(P);
+  pick = pat_auto_decide(au, &p, &props, -1, NULL, -1, &sw);
+  assert_int_equal(pick, PAT_REDUCE_ALG_BUTTERFLY);
+  pat_auto_free(au);
+  /* all but ring left out, a non-commutative op: ring cannot serve it,
+   * so any row that can */
+  setenv("PAT_REDUCE_ALGORITHM",
+         "^binomial,native,clairvoyant,butterfly,"
+         "radixk,pipeline,localredirect",
+         1);
+  pat_reduce_config_reload();
+  p.commutative = props.commutative = 0;
+  au = pat_auto_alloc(P);
+  pick = pat_auto_decide(au, &p, &props, -1, NULL, -1, &sw);
+  assert_int_not_equal(pick, PAT_REDUCE_ALG_RING);
+  assert_int_equal(pat_alg_unmet(pat_alg_table[pick], &props), 0);
+  pat_auto_free(au);
+  unsetenv("PAT_REDUCE_ALGORITHM");
+  pat_reduce_config_reload();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(picks_within_ten_percent_of_the_best),
       cmocka_unit_test(wrong_predictions_turned_off_and_back_on),
       cmocka_unit_test(same_inputs_same_choice),
+      cmocka_unit_test(picks_among_the_listed_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -125,10 +125,51 @@ static void unknown_algorithm_lists_valid_names(void **state) {
   assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
   pat_alg_names(names, sizeof names);
   snprintf(want, sizeof want,
-           "PAT_REDUCE_ALGORITHM=foo is not an algorithm; valid: %s", names);
-  assert_string_equal(cfg.why, want);
+           "PAT_REDUCE_ALGORITHM=foo is not an algorithm; valid: %s, or a list "
+           "of them for auto to pick from",
+           names);
+  assert_memory_equal(cfg.why, want, strlen(want));
   assert_non_null(strstr(cfg.why, "binomial"));
   assert_non_null(strstr(cfg.why, "native"));
+}
+
+/* A list is auto's candidates; ^ leaves rows out; auto itself, unknown
+ * names, empty items are errors naming the item. */
+static void algorithm_lists_are_auto_candidates(void **state) {
+  pat_config cfg;
+  const char *bad[] = {"binomial,foo", "^",     "binomial,", ",ring",
+                       "ring,auto",    "^auto", NULL};
+  (void)state;
+  set_env(NULL, NULL);
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.candidates, ~0ull);
+  set_env("Binomial,clairvoyant", NULL);
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_SUCCESS);
+  assert_int_equal(cfg.algorithm, PAT_REDUCE_ALG_AUTO);
+  assert_int_equal(cfg.candidates, (1ull << PAT_REDUCE_ALG_BINOMIAL) |
+                                       (1ull << PAT_REDUCE_ALG_CLAIRVOYANT));
+  set_env("^ring,pipeline", NULL);
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_SUCCESS);
+  assert_int_equal(cfg.algorithm, PAT_REDUCE_ALG_AUTO);
+  assert_int_equal(cfg.candidates, ~((1ull << PAT_REDUCE_ALG_RING) |
+                                     (1ull << PAT_REDUCE_ALG_PIPELINE)));
+  set_env("^radixk", NULL); /* one row left out */
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.candidates, ~(1ull << PAT_REDUCE_ALG_RADIXK));
+  set_env("auto", NULL);
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.algorithm, PAT_REDUCE_ALG_AUTO);
+  assert_int_equal(cfg.candidates, ~0ull);
+  for (int i = 0; bad[i] != NULL; i++) {
+    set_env(bad[i], NULL);
+    pat_config_parse(&cfg, fake_getenv);
+    assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
+    assert_int_equal(cfg.bad, PAT_SCOPE_BIT(PAT_SCOPE_ALL));
+    assert_non_null(strstr(cfg.why, "PAT_REDUCE_ALGORITHM="));
+    assert_non_null(strstr(cfg.why, bad[i]));
+  }
 }
 
 static void bad_verbosity_is_an_error(void **state) {
@@ -476,6 +517,7 @@ int main(void) {
       cmocka_unit_test(exchange_interval_zero_is_never),
       cmocka_unit_test(algorithm_by_name_any_case),
       cmocka_unit_test(unknown_algorithm_lists_valid_names),
+      cmocka_unit_test(algorithm_lists_are_auto_candidates),
       cmocka_unit_test(bad_verbosity_is_an_error),
       cmocka_unit_test(executor_bounds_checked),
       cmocka_unit_test(sizes_and_times_one_syntax),
