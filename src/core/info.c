@@ -13,11 +13,17 @@
  *                            every PAT_REDUCE_* name that is no variable
  *                            (a typo the library would silently ignore);
  *                            exit 2 if anything is wrong, else 0
+ *   patreduce_info --explain P m [arrivals-file]
+ *                            what auto weighs: every row's estimate for P
+ *                            ranks and m bytes per rank, balanced and under
+ *                            the file's arrival times, and auto's pick
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "auto/auto.h"
 #include "core/pat_internal.h"
 
 extern char **environ;
@@ -130,15 +136,138 @@ static int check(void) {
   return bad == 0 ? 0 : 2;
 }
 
+/* Reads P arrival times (seconds, optional unit: 1ms) from path into a;
+ * returns 1, or 0 after saying why. */
+static int read_arrivals(const char *path, double *a, int P) {
+  FILE *f = fopen(path, "r");
+  char word[64];
+  int n = 0, ok = f != NULL;
+  if (f == NULL)
+    fprintf(stderr, "patreduce_info: --explain: cannot open %s\n", path);
+  while (ok && fscanf(f, "%63s", word) == 1) {
+    if (n >= P || !pat_parse_seconds(word, &a[n]) || !isfinite(a[n])) {
+      fprintf(stderr,
+              "patreduce_info: --explain: %s: '%s' (value %d) is not %s\n",
+              path, word, n + 1,
+              n >= P ? "expected: the file holds more than P times"
+                     : "a time (a number with an optional unit s, ms, us, "
+                       "ns)");
+      ok = 0;
+    }
+    n++;
+  }
+  if (ok && n != P) {
+    fprintf(stderr,
+            "patreduce_info: --explain: %s holds %d times, not P = %d\n", path,
+            n, P);
+    ok = 0;
+  }
+  if (f != NULL)
+    fclose(f);
+  return ok;
+}
+
+/* What auto weighs for P ranks and m bytes per rank (doubles, a
+ * commutative op, root 0) under the configured model: every row's
+ * estimate, balanced and under the arrivals, and auto's two picks. */
+static int explain(const char *ranks, const char *bytes, const char *file) {
+  long long m = 0;
+  char *end = NULL;
+  long P = strtol(ranks, &end, 10);
+  double *a = NULL;
+  int rc = 2, sw;
+  pat_auto *au = NULL;
+  if (end == ranks || *end != '\0' || P < 1 || P > 1 << 20) {
+    fprintf(stderr,
+            "patreduce_info: --explain: P=%s is not a rank count; "
+            "valid: 1..1048576\n",
+            ranks);
+    return 2;
+  }
+  if (pat_parse_bytes(bytes, 1LL << 40, &m) != 1 || m < 8) {
+    fprintf(stderr,
+            "patreduce_info: --explain: m=%s is not a message size; "
+            "valid: bytes >= 8 (doubles) with an optional K, M or G\n",
+            bytes);
+    return 2;
+  }
+  a = calloc((size_t)P, sizeof *a);
+  if (a == NULL || (file != NULL && !read_arrivals(file, a, (int)P)))
+    goto out;
+  {
+    const pat_config *cfg = pat_config_get();
+    pat_sched_params p = {.nranks = (int)P,
+                          .root = 0,
+                          .count = (int)(m / 8),
+                          .commutative = 1,
+                          .model = *pat_config_model(cfg),
+                          .elem_size = 8,
+                          .arrivals = a};
+    pat_call_props props = {
+        .commutative = 1, .contiguous = 1, .count = p.count};
+    pat_reduce_alg aware, blind;
+    if (cfg->error != PAT_SUCCESS)
+      printf("(a bad setting: %s)\n", cfg->why);
+    printf("P = %ld, %lld B per rank (%d doubles, MPI_SUM, root 0), model "
+           "alpha %.4g s, beta %.4g s/B, gamma %.4g s/B%s\n",
+           P, m, p.count, p.model.alpha, p.model.beta, p.model.gamma,
+           cfg->has_model ? " (PAT_REDUCE_MODEL)" : " (CURIE-like reference)");
+    printf("arrivals: %s\n\n", file != NULL ? file : "balanced");
+    printf("  %-14s %14s %14s\n", "row", "balanced (s)",
+           file != NULL ? "arrivals (s)" : "");
+    for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++) {
+      const pat_alg_row *row = pat_alg_table[i];
+      pat_sched_params q = p;
+      q.arrivals = NULL;
+      if (row->estimate == NULL) {
+        if (row->choose == NULL)
+          printf("  %-14s %14s\n", row->name, "(no estimate)");
+        continue;
+      }
+      printf("  %-14s %14.4g", row->name, row->estimate(&q));
+      if (file != NULL)
+        printf(" %14.4g", row->estimate(&p));
+      printf("\n");
+    }
+    au = pat_auto_alloc((int)P);
+    if (au == NULL)
+      goto out;
+    aware = pat_auto_decide(au, &p, &props, -1, NULL, -1, &sw);
+    p.arrivals = NULL;
+    pat_auto_free(au);
+    au = pat_auto_alloc((int)P);
+    if (au == NULL)
+      goto out;
+    blind = pat_auto_decide(au, &p, &props, -1, NULL, -1, &sw);
+    printf("\nauto picks %s%s%s\n", pat_alg_table[aware]->name,
+           file != NULL ? " for these arrivals; balanced: " : "",
+           file != NULL ? pat_alg_table[blind]->name : "");
+    rc = 0;
+  }
+out:
+  pat_auto_free(au);
+  free(a);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc == 1)
     return print_tables();
   if (argc == 2 && strcmp(argv[1], "--check") == 0)
     return check();
-  fprintf(stderr, "usage: patreduce_info [--check]\n"
-                  "  (none)    the algorithms and the environment variables\n"
-                  "  --check   this environment's settings, each bad one named "
-                  "(exit 2)\n");
+  if ((argc == 4 || argc == 5) && strcmp(argv[1], "--explain") == 0)
+    return explain(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
+  fprintf(stderr,
+          "usage: patreduce_info [--check | --explain P m [arrivals-file]]\n"
+          "  (none)     the algorithms and the environment variables\n"
+          "  --check    this environment's settings, each bad one named "
+          "(exit 2)\n"
+          "  --explain  what auto weighs for P ranks and m bytes per rank "
+          "(64K): each row's\n"
+          "             modeled time, balanced and under the arrival times "
+          "of the file\n"
+          "             (P times, seconds, optional unit: 1ms), and its "
+          "pick\n");
   return argc == 2 &&
                  (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
              ? 0

@@ -4,7 +4,7 @@
 # patreduce_info --check: exit 0 and "OK" with nothing set or good values
 # (shown as set); exit 2 naming every bad value (two at once, each with the
 # message a call would fail with) and every PAT_REDUCE_* name that is no
-# variable; a bad argument exits 2, --help 0.
+# variable; --explain's table and pick; a bad argument exits 2, --help 0.
 set -u
 info=$1
 out=$(mktemp)
@@ -39,6 +39,28 @@ PAT_REDUCE_MODEL=/nonexistent/model.txt "$info" --check >"$out"; rc=$?
 grep -q 'PAT_REDUCE_MODEL .*BAD' "$out" || fail "missing model file not named"
 grep -q 'PAT_REDUCE_MODEL .*calls of clairvoyant, pipeline, auto fail; the others' \
   "$out" || fail "missing model file: the algorithms it fails not named"
+
+# --explain: every row with its estimate and auto's pick; with a file of
+# arrival times too; bad P, size or file exit 2
+"$info" --explain 16 64K >"$out"; rc=$?
+[ $rc -eq 0 ] || fail "--explain 16 64K: exit $rc"
+for row in binomial clairvoyant butterfly radixk pipeline ring; do
+  grep -q "^  $row  *[0-9]" "$out" || fail "--explain: no estimate of $row"
+done
+grep -q '^auto picks [a-z]' "$out" || fail "--explain: no pick"
+arr=$(mktemp)
+trap 'rm -f "$out" "$arr"' EXIT
+printf '0 0 0 0\n0 0 0 0\n0 0 0 0\n0 0 0 30us\n' >"$arr"
+"$info" --explain 16 8 "$arr" >"$out"; rc=$?
+[ $rc -eq 0 ] || fail "--explain with arrivals: exit $rc"
+grep -q "auto picks clairvoyant for these arrivals; balanced: " "$out" ||
+  fail "--explain: one rank 30 us late at 8 B is not clairvoyant's case"
+for bad in "0 8" "16 3" "16 8K $arr.none" "4 8 $arr"; do
+  # shellcheck disable=SC2086 # the arguments, split on purpose
+  "$info" --explain $bad >"$out" 2>&1; rc=$?
+  [ $rc -eq 2 ] || fail "--explain $bad: exit $rc, want 2"
+  grep -q "patreduce_info: --explain: " "$out" || fail "--explain $bad: no reason"
+done
 
 "$info" --no-such-option >"$out" 2>&1; rc=$?
 [ $rc -eq 2 ] || fail "bad argument: exit $rc, want 2"
