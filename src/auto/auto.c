@@ -33,7 +33,8 @@
  * under the real arrivals.  Both choices are kept while the inputs
  * (count, root, op properties, model and prediction) repeat, and then
  * cost nothing.  Memory: the predictions of the calls not yet scored (at
- * most PAT_AUTO_PENDING patterns of P doubles).
+ * most PAT_REDUCE_EXCHANGE_LAG + 2 patterns of P doubles: a call's
+ * decision waits that long for its arrivals).
  *
  * Candidates.  PAT_REDUCE_ALGORITHM as a list names them (a,b,c) or the
  * rows left out (^a,b); when none of them can serve a call, every row
@@ -53,7 +54,7 @@
 #include "pat/pat_layer.h"
 
 #define PAT_AUTO_WINDOW 8
-#define PAT_AUTO_PENDING 72 /* > the longest exchange lag (64) */
+#define PAT_AUTO_PENDING 66 /* the longest exchange lag (64) + 2 */
 /* a costly estimate (a plan) is skipped when its row's bound is within
  * this share of the best other estimate: it could win by less */
 #define PAT_AUTO_SKIP 0.02
@@ -194,12 +195,19 @@ static int keep(pat_sched_params *dst, const pat_sched_params *p) {
   return 1;
 }
 
+/* The ring's slots in use: a decision of call c is scored at call c + L
+ * (PAT_REDUCE_EXCHANGE_LAG), so L + 2 slots keep it until then. */
+static int pending_slots(void) {
+  int n = pat_config_get()->exchange_lag + 2;
+  return n < PAT_AUTO_PENDING ? n : PAT_AUTO_PENDING;
+}
+
 /* Scores the decision of call, whose real arrivals were actual. */
 static void score(pat_auto *s, const double *actual, long call) {
   pending *w;
   if (actual == NULL || call < 0)
     return;
-  w = &s->wait[call % PAT_AUTO_PENDING];
+  w = &s->wait[call % pending_slots()];
   if (w->call != call)
     return; /* not kept, or scored already */
   w->call = -1;
@@ -237,7 +245,7 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
   score(s, observed, observed_call);
   *switched = decide_mode(s);
   if (call >= 0) { /* kept for scoring once its arrivals are known */
-    pending *w = &s->wait[call % PAT_AUTO_PENDING];
+    pending *w = &s->wait[call % pending_slots()];
     if (keep(&w->params, p)) {
       w->call = call;
       w->aware = s->aware;
