@@ -268,13 +268,10 @@ static double cached_plan(void *ctx, pat_reduce_alg alg,
   comm_ctx *x = ctx;
   const pat_schedule *sched = NULL;
   const pat_deps *deps = NULL;
-  double first = INFINITY;
   if (pat_comm_state_schedule(x->state, alg, p, x->rank, &sched, &deps) !=
       PAT_SUCCESS)
     return INFINITY;
-  for (int r = 0; r < p->nranks; r++)
-    first = fmin(first, p->arrivals[r]);
-  return pat_schedule_predicted_time(sched) - first;
+  return pat_schedule_predicted_time(sched) - pat_sched_first_arrival(p);
 }
 
 typedef struct auto_comm {

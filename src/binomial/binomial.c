@@ -126,11 +126,9 @@ static double subtree_ready(const pat_sched_params *p, int base, int n,
 static double binomial_estimate(const pat_sched_params *p) {
   int P = p->nranks, r = p->root;
   double *ready = malloc((size_t)(P > 0 ? P : 1) * sizeof *ready), t;
-  double first = p->arrivals != NULL ? INFINITY : 0;
+  double first = pat_sched_first_arrival(p);
   if (ready == NULL)
     return INFINITY;
-  for (int i = 0; p->arrivals != NULL && i < P; i++)
-    first = fmin(first, p->arrivals[i]);
   if (p->commutative || r == 0) {
     t = subtree_ready(p, p->commutative ? r : 0, P, ready);
   } else {

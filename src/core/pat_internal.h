@@ -169,6 +169,9 @@ typedef struct pat_alg_row {
 /* Row i is the row of algorithm i. */
 extern const pat_alg_row *const pat_alg_table[PAT_REDUCE_ALG_COUNT];
 
+/* The earliest of params->arrivals (0 if NULL): estimates count from it. */
+double pat_sched_first_arrival(const pat_sched_params *params);
+
 /* The latest arrival after the earliest of params->arrivals (0 if NULL):
  * what a late rank adds to an algorithm in which every rank takes part
  * from the first step (ring, butterfly, radix-k, pipeline), as an

@@ -276,13 +276,20 @@ double pat_sched_round_cost(const pat_sched_params *params) {
                               (double)params->count * params->elem_size);
 }
 
-double pat_sched_spread(const pat_sched_params *params) {
-  double lo = INFINITY, hi = -INFINITY;
-  if (params->arrivals == NULL)
+double pat_sched_first_arrival(const pat_sched_params *params) {
+  double lo = INFINITY;
+  if (params->arrivals == NULL || params->nranks < 1)
     return 0;
-  for (int r = 0; r < params->nranks; r++) {
+  for (int r = 0; r < params->nranks; r++)
     lo = fmin(lo, params->arrivals[r]);
+  return lo;
+}
+
+double pat_sched_spread(const pat_sched_params *params) {
+  double hi = -INFINITY;
+  if (params->arrivals == NULL || params->nranks < 1)
+    return 0;
+  for (int r = 0; r < params->nranks; r++)
     hi = fmax(hi, params->arrivals[r]);
-  }
-  return params->nranks > 0 ? hi - lo : 0;
+  return hi - pat_sched_first_arrival(params);
 }
