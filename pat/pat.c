@@ -13,6 +13,21 @@
  * before.  No blocking collective sits in the reduction's critical path:
  * the wait in call k + L is for data every rank sent L calls ago.
  *
+ * The allgather is our own, on point-to-point messages (Bruck's
+ * algorithm): in round j = 0 .. ceil(log2 P) - 1 rank r sends the
+ * min(2^j, P - 2^j) records it holds (its own and those of ranks r + 1,
+ * r + 2, ... mod P) to rank r - 2^j and receives as many from r + 2^j.
+ * Per rank and exchange that is ceil(log2 P) messages and (P - 1) records
+ * of 24 B in all: O(log P) messages and O(P) bytes, where an
+ * MPI_Iallgather may send P messages per rank (SMPI's does: 1 s of
+ * simulation per call at P = 128, 60 s at P = 256).  Every receive is
+ * posted when the exchange starts; round j's send goes out once rounds
+ * < j have arrived, checked without blocking at every arrival and
+ * departure (so an exchange advances twice per call) and waited for only
+ * in the call it is due.  Tags: exchange slot s, round j uses tag
+ * exchange_tag + s * PAT_EXCHANGE_ROUNDS + j (a slot is reused only after
+ * its exchange completed here), apart from the reduction's tags.
+ *
  * Measurements: the executor reports every receive (bytes, seconds from
  * post to completion, which includes waiting for a late sender) and every
  * combine (bytes, seconds).  Per call and kind a rank keeps the fastest
@@ -46,7 +61,6 @@
 
 #include "pat/pat_layer.h"
 
-#define MAX_PENDING 65
 #define PER_EXCHANGE 4 /* sizes per kind that one exchange adds */
 #define KEPT 2         /* (bytes, seconds) pairs per kind per call */
 
@@ -88,23 +102,28 @@ typedef struct window {
  * reduction, and a few points more hardly move it. */
 #define REFIT_POINTS 8
 
+/* One exchange in flight: the rotated records (block i is rank me + i
+ * mod P), a receive and a send per round. */
 typedef struct pending {
-  MPI_Request req;
-  long call; /* call whose arrival stamps it carries */
-  long due;  /* call at whose start it is completed */
-  double mine[FIELDS];
-  double *all; /* nranks * FIELDS */
+  long call;   /* call whose arrival stamps it carries */
+  long due;    /* call at whose start it is completed */
+  int slot;    /* its tags */
+  int arrived; /* rounds whose receive completed, in order */
+  int sent;    /* rounds whose send is posted */
+  MPI_Request recv[PAT_EXCHANGE_ROUNDS], send[PAT_EXCHANGE_ROUNDS];
+  double *buf; /* nranks * FIELDS */
 } pending;
 
 struct pat_state {
   MPI_Comm priv;
-  int nranks, clock_tag;
+  int nranks, rank, rounds, clock_tag, exchange_tag;
+  int lag; /* pat_exchange_lag(nranks) */
   const pat_config *cfg;
   int global_clock;
   double offset; /* add to pat_clock_local() for the global time base */
   long calls;    /* calls on this communicator since the state exists */
   pat_predictor *pred;
-  pending fifo[MAX_PENDING];
+  pending fifo[PAT_EXCHANGE_SLOTS];
   int head, npending;
   kept call[KINDS];  /* this rank's samples in the current call */
   window win[KINDS]; /* exchanged points, the same on every rank */
@@ -144,8 +163,86 @@ static void kept_add(kept *k, double bytes, double sec) {
   } /* else between the two: the extremes say more about a line */
 }
 
-int pat_state_alloc(MPI_Comm priv, int clock_tag, const pat_config *cfg,
-                    pat_state **out) {
+static int log2_ceil(int n) {
+  int r = 0;
+  while (r < PAT_EXCHANGE_ROUNDS && (1L << r) < n)
+    r++;
+  return r;
+}
+
+int pat_exchange_lag(int nranks) {
+  int lag = pat_config_get()->exchange_lag;
+  if (lag == 0)
+    lag = (log2_ceil(nranks) + 1) / 2;
+  return lag > 1 ? lag : 1;
+}
+
+/* Round j of the exchange: its record count. */
+static int round_count(const pat_state *ps, int j) {
+  long d = 1L << j;
+  return (int)(d < ps->nranks - d ? d : ps->nranks - d);
+}
+
+static int round_tag(const pat_state *ps, const pending *p, int j) {
+  return ps->exchange_tag + p->slot * PAT_EXCHANGE_ROUNDS + j;
+}
+
+/* Posts what can be posted: round j's send once the receives of rounds
+ * < j completed (in order).  block: waits for them and for the whole
+ * exchange.  MPI error code. */
+static int exchange_progress(pat_state *ps, pending *p, int block) {
+  int rc = MPI_SUCCESS, P = ps->nranks;
+  while (rc == MPI_SUCCESS && p->sent < ps->rounds) {
+    int j = p->sent, flag = 1;
+    while (rc == MPI_SUCCESS && p->arrived < j && flag) {
+      if (block)
+        rc = PMPI_Wait(&p->recv[p->arrived], MPI_STATUS_IGNORE);
+      else
+        rc = PMPI_Test(&p->recv[p->arrived], &flag, MPI_STATUS_IGNORE);
+      p->arrived += rc == MPI_SUCCESS && flag;
+    }
+    if (rc != MPI_SUCCESS || p->arrived < j)
+      break;
+    rc = PMPI_Isend(p->buf, round_count(ps, j) * FIELDS, MPI_DOUBLE,
+                    (int)((ps->rank - (1L << j) % P + P) % P),
+                    round_tag(ps, p, j), ps->priv, &p->send[j]);
+    p->sent += rc == MPI_SUCCESS;
+  }
+  if (rc == MPI_SUCCESS && block) {
+    rc = PMPI_Waitall(ps->rounds - p->arrived, &p->recv[p->arrived],
+                      MPI_STATUSES_IGNORE);
+    if (rc == MPI_SUCCESS)
+      p->arrived = ps->rounds;
+    if (rc == MPI_SUCCESS)
+      rc = PMPI_Waitall(ps->rounds, p->send, MPI_STATUSES_IGNORE);
+  }
+  return rc;
+}
+
+/* Starts an exchange of this rank's record mine: posts every receive and
+ * round 0's send. */
+static int exchange_start(pat_state *ps, pending *p, const double *mine) {
+  int rc = MPI_SUCCESS, P = ps->nranks;
+  p->arrived = p->sent = 0;
+  for (int j = 0; j < PAT_EXCHANGE_ROUNDS; j++)
+    p->recv[j] = p->send[j] = MPI_REQUEST_NULL;
+  memcpy(p->buf, mine, FIELDS * sizeof *mine);
+  for (int j = 0; rc == MPI_SUCCESS && j < ps->rounds; j++) {
+    long d = 1L << j;
+    rc = PMPI_Irecv(p->buf + (size_t)d * FIELDS, round_count(ps, j) * FIELDS,
+                    MPI_DOUBLE, (int)((ps->rank + d) % P), round_tag(ps, p, j),
+                    ps->priv, &p->recv[j]);
+  }
+  return rc == MPI_SUCCESS ? exchange_progress(ps, p, 0) : rc;
+}
+
+/* Rank r's record in a completed exchange. */
+static const double *record(const pat_state *ps, const pending *p, int r) {
+  return p->buf + (size_t)((r - ps->rank + ps->nranks) % ps->nranks) * FIELDS;
+}
+
+int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
+                    const pat_config *cfg, pat_state **out) {
   pat_state *ps = calloc(1, sizeof *ps);
   int rc = MPI_SUCCESS, found = 0, *global = NULL;
   if (ps == NULL) {
@@ -155,9 +252,13 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, const pat_config *cfg,
   ps->priv = priv;
   ps->cfg = cfg;
   ps->clock_tag = clock_tag;
+  ps->exchange_tag = exchange_tag;
   ps->observed = -1;
   kept_reset(ps->call);
   PMPI_Comm_size(priv, &ps->nranks);
+  PMPI_Comm_rank(priv, &ps->rank);
+  ps->rounds = log2_ceil(ps->nranks);
+  ps->lag = pat_exchange_lag(ps->nranks);
   ps->work = malloc((size_t)ps->nranks * sizeof *ps->work);
   ps->pairs = malloc((size_t)ps->nranks * KEPT * 2 * sizeof *ps->pairs);
   ps->predicted = calloc((size_t)ps->nranks, sizeof *ps->predicted);
@@ -183,11 +284,11 @@ out:
 void pat_state_free(pat_state *ps) {
   if (ps == NULL)
     return;
-  /* every rank frees the communicator, so the allgathers complete */
+  /* every rank frees the communicator, so the exchanges complete */
   for (int i = 0; i < ps->npending; i++) {
-    pending *p = &ps->fifo[(ps->head + i) % MAX_PENDING];
-    PMPI_Wait(&p->req, MPI_STATUS_IGNORE);
-    free(p->all);
+    pending *p = &ps->fifo[(ps->head + i) % PAT_EXCHANGE_SLOTS];
+    exchange_progress(ps, p, 1);
+    free(p->buf);
   }
   pat_predictor_free(ps->pred);
   free(ps->work);
@@ -220,14 +321,14 @@ static int cmp_pair(const void *a, const void *b) {
 /* Adds one kind of an exchange to its window: per size the median over
  * the ranks that reported it; the PER_EXCHANGE sizes most ranks reported
  * (the smaller on ties). */
-static void observe_kind(pat_state *ps, const double *all, int kind) {
+static void observe_kind(pat_state *ps, const pending *p, int kind) {
   double *v = ps->pairs, taken[PER_EXCHANGE];
   size_t n = 0;
   int ntaken = 0;
 
   for (int r = 0; r < ps->nranks; r++) {
     double f[2];
-    unpack2(all[r * FIELDS + 1 + kind], &f[0], &f[1]);
+    unpack2(record(ps, p, r)[1 + kind], &f[0], &f[1]);
     if (isfinite(f[0]) && f[0] > 0 && isfinite(f[1]) && f[1] > 0) {
       v[2 * n] = f[0];
       v[2 * n + 1] = f[1];
@@ -259,17 +360,17 @@ static void observe_kind(pat_state *ps, const double *all, int kind) {
 }
 
 static int observe(pat_state *ps, pending *p) {
-  int rc = PMPI_Wait(&p->req, MPI_STATUS_IGNORE);
+  int rc = exchange_progress(ps, p, 1);
   if (rc == MPI_SUCCESS) {
     window *t = &ps->win[TRANSFER], *c = &ps->win[COMBINE];
     pat_model m;
     for (int r = 0; r < ps->nranks; r++)
-      ps->work[r] = p->all[r * FIELDS];
+      ps->work[r] = record(ps, p, r)[0];
     ps->observed = p->call;
     pat_predictor_observe(ps->pred, ps->work);
     /* every rank's samples are from the same previous call */
-    observe_kind(ps, p->all, TRANSFER);
-    observe_kind(ps, p->all, COMBINE);
+    observe_kind(ps, p, TRANSFER);
+    observe_kind(ps, p, COMBINE);
     /* the same exchanged points on every rank: the same decision */
     if ((!ps->fitted || t->fresh + c->fresh >= REFIT_POINTS) &&
         (t->fresh > 0 || c->fresh > 0)) {
@@ -280,43 +381,52 @@ static int observe(pat_state *ps, pending *p) {
       }
     }
   }
-  free(p->all);
-  p->all = NULL;
+  free(p->buf);
+  p->buf = NULL;
+  return rc;
+}
+
+/* Advances every exchange in flight without blocking. */
+static int exchanges_progress(pat_state *ps) {
+  int rc = MPI_SUCCESS;
+  for (int i = 0; rc == MPI_SUCCESS && i < ps->npending; i++)
+    rc = exchange_progress(ps, &ps->fifo[(ps->head + i) % PAT_EXCHANGE_SLOTS], 0);
   return rc;
 }
 
 int pat_state_arrive(pat_state *ps, double *stamp) {
-  int rc = MPI_SUCCESS;
+  int rc;
   *stamp = pat_state_now(ps);
+  rc = exchanges_progress(ps);
   /* complete and observe what is due: the same calls on every rank */
   while (rc == MPI_SUCCESS && ps->npending > 0 &&
          ps->fifo[ps->head].due <= ps->calls) {
     rc = observe(ps, &ps->fifo[ps->head]);
-    ps->head = (ps->head + 1) % MAX_PENDING;
+    ps->head = (ps->head + 1) % PAT_EXCHANGE_SLOTS;
     ps->npending--;
   }
   if (rc == MPI_SUCCESS && ps->cfg->exchange_interval > 0 &&
       ps->calls % ps->cfg->exchange_interval == 0 &&
-      ps->npending < MAX_PENDING) {
-    pending *p = &ps->fifo[(ps->head + ps->npending) % MAX_PENDING];
-    p->all = malloc((size_t)ps->nranks * FIELDS * sizeof *p->all);
-    if (p->all == NULL)
+      ps->npending < PAT_EXCHANGE_SLOTS) {
+    int slot = (ps->head + ps->npending) % PAT_EXCHANGE_SLOTS;
+    pending *p = &ps->fifo[slot];
+    double mine[FIELDS];
+    p->buf = malloc((size_t)ps->nranks * FIELDS * sizeof *p->buf);
+    if (p->buf == NULL)
       return MPI_ERR_NO_MEM;
-    p->mine[0] = *stamp;
+    mine[0] = *stamp;
     for (int kind = 0; kind < KINDS; kind++) {
       int j = (int)(ps->calls % KEPT); /* smallest, then largest size */
       if (!isfinite(ps->call[kind].bytes[j]))
         j = KEPT - 1 - j;
-      p->mine[1 + kind] = pack2(ps->call[kind].bytes[j], ps->call[kind].sec[j]);
+      mine[1 + kind] = pack2(ps->call[kind].bytes[j], ps->call[kind].sec[j]);
     }
     p->call = ps->calls;
-    p->due = ps->calls + ps->cfg->exchange_lag;
-    rc = PMPI_Iallgather(p->mine, FIELDS, MPI_DOUBLE, p->all, FIELDS,
-                         MPI_DOUBLE, ps->priv, &p->req);
-    if (rc == MPI_SUCCESS)
-      ps->npending++;
-    else
-      free(p->all);
+    p->due = ps->calls + ps->lag;
+    p->slot = slot;
+    rc = exchange_start(ps, p, mine);
+    /* counted even on an error: its requests are waited for at the end */
+    ps->npending++;
   }
   kept_reset(ps->call);
   return rc;
@@ -366,6 +476,9 @@ int pat_state_depart(pat_state *ps, double bytes) {
   int rc = MPI_SUCCESS;
   (void)bytes; /* the samples carry their sizes */
   ps->calls++;
+  rc = exchanges_progress(ps);
+  if (rc != MPI_SUCCESS)
+    return rc;
   if (!ps->global_clock && ps->cfg->clock_refresh > 0 &&
       ps->calls % ps->cfg->clock_refresh == 0)
     rc = pat_clock_sync(ps->priv, ps->clock_tag, 10, &ps->offset, NULL);

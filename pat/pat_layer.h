@@ -14,9 +14,18 @@
 
 typedef struct pat_state pat_state;
 
-/* Collective on priv (clock offsets).  MPI error code. */
-int pat_state_alloc(MPI_Comm priv, int clock_tag, const pat_config *cfg,
-                    pat_state **out);
+/* The stamp exchange's tags: PAT_EXCHANGE_SLOTS exchanges in flight at
+ * most (PAT_REDUCE_EXCHANGE_LAG's maximum + 1), PAT_EXCHANGE_ROUNDS
+ * rounds each (P < 2^31); they start at the exchange_tag given to
+ * pat_state_alloc. */
+#define PAT_EXCHANGE_SLOTS 65
+#define PAT_EXCHANGE_ROUNDS 31
+#define PAT_EXCHANGE_TAGS (PAT_EXCHANGE_SLOTS * PAT_EXCHANGE_ROUNDS)
+
+/* Collective on priv (clock offsets).  Uses tag clock_tag and the
+ * PAT_EXCHANGE_TAGS tags from exchange_tag on.  MPI error code. */
+int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
+                    const pat_config *cfg, pat_state **out);
 void pat_state_free(pat_state *ps); /* accepts NULL; collective */
 
 /* The global time base. */

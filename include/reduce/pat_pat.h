@@ -74,6 +74,15 @@ int pat_model_read(const char *path, pat_model *model, char *why,
                    size_t whylen);
 int pat_model_write(FILE *out, const pat_model *model);
 
+/* ---- the stamp exchange -------------------------------------------------
+ */
+
+/* The calls between a stamp exchange's start and its use on a communicator
+ * of nranks ranks: PAT_REDUCE_EXCHANGE_LAG, or when that is 0 (automatic)
+ * ceil(ceil(log2 nranks) / 2), at least 1: the exchange takes ceil(log2
+ * nranks) rounds and advances at every call's start and end (pat/pat.c). */
+int pat_exchange_lag(int nranks);
+
 /* ---- clocks ----------------------------------------------------------------
  */
 

@@ -196,9 +196,9 @@ static int keep(pat_sched_params *dst, const pat_sched_params *p) {
 }
 
 /* The ring's slots in use: a decision of call c is scored at call c + L
- * (PAT_REDUCE_EXCHANGE_LAG), so L + 2 slots keep it until then. */
-static int pending_slots(void) {
-  int n = pat_config_get()->exchange_lag + 2;
+ * (pat_exchange_lag), so L + 2 slots keep it until then. */
+static int pending_slots(const pat_auto *s) {
+  int n = pat_exchange_lag(s->nranks) + 2;
   return n < PAT_AUTO_PENDING ? n : PAT_AUTO_PENDING;
 }
 
@@ -207,7 +207,7 @@ static void score(pat_auto *s, const double *actual, long call) {
   pending *w;
   if (actual == NULL || call < 0)
     return;
-  w = &s->wait[call % pending_slots()];
+  w = &s->wait[call % pending_slots(s)];
   if (w->call != call)
     return; /* not kept, or scored already */
   w->call = -1;
@@ -245,7 +245,7 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
   score(s, observed, observed_call);
   *switched = decide_mode(s);
   if (call >= 0) { /* kept for scoring once its arrivals are known */
-    pending *w = &s->wait[call % pending_slots()];
+    pending *w = &s->wait[call % pending_slots(s)];
     if (keep(&w->params, p)) {
       w->call = call;
       w->aware = s->aware;

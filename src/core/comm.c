@@ -390,13 +390,18 @@ void pat_comm_state_scratch_give(pat_comm_state *st, pat_scratch_kind kind,
 }
 
 /* Call k owns tags t .. t + PAT_TAGS_PER_CALL - 1 with
- * t = (k mod (tag_ub / PAT_TAGS_PER_CALL)) * PAT_TAGS_PER_CALL, all below
- * tag_ub, which is the clock's. */
+ * t = (k mod (limit / PAT_TAGS_PER_CALL)) * PAT_TAGS_PER_CALL, all below
+ * limit = tag_ub - PAT_EXCHANGE_TAGS: the tags from limit up are the PAT
+ * layer's stamp exchange's, tag_ub its clock's. */
+_Static_assert(PAT_EXCHANGE_TAGS + 2 * PAT_TAGS_PER_CALL < 32767,
+               "the reduction keeps tags below the exchange's in MPI's "
+               "smallest MPI_TAG_UB");
 int pat_comm_state_next_tag(pat_comm_state *st) {
   int tag = st->tag_next;
   /* (calls mod slots) * PAT_TAGS_PER_CALL, without a division per call */
   st->tag_next += PAT_TAGS_PER_CALL;
-  if (st->tag_next / PAT_TAGS_PER_CALL >= st->tag_ub / PAT_TAGS_PER_CALL)
+  if (st->tag_next / PAT_TAGS_PER_CALL >=
+      (st->tag_ub - PAT_EXCHANGE_TAGS) / PAT_TAGS_PER_CALL)
     st->tag_next = 0;
   st->calls++;
   return tag;
@@ -417,7 +422,8 @@ void pat_comm_state_set_alg(pat_comm_state *st, pat_reduce_alg alg,
 int pat_comm_state_pat(pat_comm_state *st, struct pat_state **out) {
   int rc = MPI_SUCCESS;
   if (st->pat == NULL)
-    rc = pat_state_alloc(st->priv, st->tag_ub, pat_config_get(), &st->pat);
+    rc = pat_state_alloc(st->priv, st->tag_ub, st->tag_ub - PAT_EXCHANGE_TAGS,
+                         pat_config_get(), &st->pat);
   *out = st->pat;
   return rc;
 }

@@ -44,9 +44,11 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                                    "calls (N >= 1); 0: never (the "
                                    "predictor then sees no arrivals)",
                                    0, PAT_SCOPE_ARRIVALS},
-    [PAT_ENV_EXCHANGE_LAG] = {"PAT_REDUCE_EXCHANGE_LAG", "1",
+    [PAT_ENV_EXCHANGE_LAG] = {"PAT_REDUCE_EXCHANGE_LAG", "0",
                               "an exchange started in call k is completed "
-                              "and used in call k + L (1 <= L <= 64)",
+                              "and used in call k + L (1 <= L <= 64); 0: "
+                              "automatic, ceil(ceil(log2 P) / 2), the "
+                              "calls its rounds need",
                               0, PAT_SCOPE_ARRIVALS},
     [PAT_ENV_CLOCK_REFRESH] = {"PAT_REDUCE_CLOCK_REFRESH", "0",
                                "re-estimate the clock offsets to rank 0 "
@@ -282,7 +284,7 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
     snprintf(cfg->predictor, sizeof cfg->predictor, "%s", predictor);
   parse_int(cfg, get, PAT_ENV_EXCHANGE_INTERVAL, 0, 1000000, NULL,
             &cfg->exchange_interval);
-  parse_int(cfg, get, PAT_ENV_EXCHANGE_LAG, 1, 64, NULL, &cfg->exchange_lag);
+  parse_int(cfg, get, PAT_ENV_EXCHANGE_LAG, 0, 64, NULL, &cfg->exchange_lag);
   parse_long_as(cfg, get, PAT_ENV_CLOCK_REFRESH, 0, 1000000000, NULL,
                 &cfg->clock_refresh);
   if (model[0] != '\0') {

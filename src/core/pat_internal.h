@@ -371,7 +371,7 @@ typedef struct pat_config {
   char predictor[64];    /* a valid predictor spec */
   int exchange_interval; /* exchange the arrival stamps every N calls;
                             0: never */
-  int exchange_lag;      /* ... and use them L calls later */
+  int exchange_lag;      /* ... and use them L calls later; 0: auto */
   long clock_refresh;    /* re-estimate clock offsets every N calls, 0 never */
   int has_model;         /* PAT_REDUCE_MODEL was given and read */
   pat_model model;

@@ -13,6 +13,12 @@
  *   (pat_schedule_build with explicit arrival times, validated, run with
  *   pat_schedule_execute), in place at the root or not; a program with an
  *   element range outside the buffer is refused, not run.
+ * test_patlayer exchange: after the first call every rank's clock is
+ *   skewed by rank seconds, so its stamps say it arrives rank s late; with
+ *   PAT_REDUCE_PREDICTOR=last the clairvoyant tree of every later call
+ *   must be planned for those arrivals (each rank's stamp reached every
+ *   rank, in its place, through the stamp exchange's rounds), within
+ *   50 ms of real-time noise, for any P, lag and interval.
  * test_patlayer wrong: predictions that are badly wrong (the late rank
  *   moves every call; the oracle is told the opposite of the truth) still
  *   give right results, for commutative and non-commutative ops.
@@ -123,6 +129,35 @@ static void test_hash(void) {
            shapes);
   check(size < 3 || shapes > 1 || g_alg != PAT_REDUCE_ALG_CLAIRVOYANT,
         "the tree never changed (%d)", shapes);
+}
+
+static void test_exchange(void) {
+  const char *e = getenv("PAT_REDUCE_EXCHANGE_INTERVAL");
+  int lag = pat_exchange_lag(size), every = e ? atoi(e) : 1;
+  /* the first call sets the clocks up (offsets to rank 0) */
+  one_call(0, 1, 0);
+  pat_clock_debug_skew(rank * 1.0);
+  for (int call = 1; call < 3 * (lag + every) + 4; call++) {
+    const pat_schedule *s = NULL;
+    const double *arr;
+    double worst = 0;
+    one_call(call, 2, call % size);
+    pat_reduce_last_schedule(MPI_COMM_WORLD, &s);
+    arr = s ? pat_schedule_params(s)->arrivals : NULL;
+    /* the stamps of call 1 are observed in the first call c >= 1 + lag
+     * after an exchange started: by call 1 + lag + every at the latest */
+    if (call < 1 + lag + every)
+      continue;
+    check(arr != NULL, "call %d: no predicted arrivals", call);
+    for (int r = 0; arr != NULL && r < size; r++)
+      worst = fmax(worst, fabs(arr[r] - arr[0] - r));
+    if (worst > 0.05 && rank == 0)
+      fprintf(stderr, "test_patlayer exchange: call %d: predicted arrival "
+              "off by %.3f s\n", call, worst);
+    check(worst <= 0.05, "call %d: a rank's stamp is not in its place",
+          call);
+  }
+  pat_clock_debug_skew(0);
 }
 
 /* 2x2 unsigned matrix product, a non-commutative op */
@@ -245,6 +280,8 @@ int main(int argc, char **argv) {
     test_clock();
   else if (strcmp(mode, "execute") == 0)
     test_execute();
+  else if (strcmp(mode, "exchange") == 0)
+    test_exchange();
   else if (strcmp(mode, "wrong") == 0)
     test_wrong();
   else

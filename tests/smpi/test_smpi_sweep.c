@@ -14,7 +14,7 @@
  * reduce, which combines for free: printed, never checked), localredirect.
  * Then three rows share one communicator with the PAT layer on: once a
  * communicator has served a clairvoyant call, every call on it stamps its
- * arrival and exchanges the stamps (an MPI_Iallgather), which costs
+ * arrival and exchanges the stamps (log2 P messages per rank), which costs
  * simulated time: binomial+pat (binomial paying that exchange), clairvoyant
  * with predicted arrival times (after warm-up calls that show the
  * predictor this k) and the oracle (clairvoyant told the offsets the test
@@ -23,7 +23,7 @@
  *   - every result at the root is exactly right (integer-valued doubles);
  *   - MPI_WTIME_IS_GLOBAL is set and the ping-pong clock offset is ~0;
  *   - the oracle is never slower than binomial+pat, the same binomial tree
- *     with the same PAT-layer traffic (relative slack 1e-9);
+ *     with the same PAT-layer traffic (relative slack 1e-3, see SLACK);
  *   - optionally (oracle=LO:HI) the oracle's best speedup over (plain)
  *     binomial lies in [LO, HI] (theory: 2n / (n + 1), n = ceil(log2 P));
  * and prints the table, the speedups and localredirect's balanced ratio.
@@ -71,11 +71,16 @@ static const pat_reduce_alg row_alg[NROWS] = {
 static const int row_warmup[NROWS] = {1, 1, 2, 0, 0, 0};
 
 #define MAX_DELAYS 64
-#define SLACK 1e-9 /* relative: floating-point noise, nothing more */
+/* Relative.  The stamp exchange's log2 P rounds go out whenever a rank's
+ * call starts or ends, so they overlap each row's reduction at slightly
+ * different moments: at k = 0, where both rows run the same tree, the
+ * oracle measured up to 2.6e-4 slower than binomial+pat (P = 64 and 128);
+ * a blocking exchange costs percents. */
+#define SLACK 1e-3
 
 typedef struct sweep {
   int rank, size, late, count, reps, ndelays;
-  int clairvoyant_warmup; /* the predictor's window + 2 (exchange lag 1) */
+  int clairvoyant_warmup; /* the predictor's window + 1 + exchange lag */
   double k[MAX_DELAYS];
   double oracle_lo, oracle_hi; /* 0, 0: not checked */
   pat_model model;
@@ -162,15 +167,16 @@ static int load_model(sweep *s) {
 }
 
 /* Calls the predictor of PAT_REDUCE_PREDICTOR needs to see only the
- * current pattern: its window, plus the exchange lag (1), plus one. */
-static int predictor_warmup(void) {
+ * current pattern: its window, plus the exchange lag, plus one. */
+static int predictor_warmup(int nranks) {
   const char *p = getenv("PAT_REDUCE_PREDICTOR");
   long window = 5; /* the default, sma:5 */
   if (p != NULL && strncasecmp(p, "last", 4) == 0)
     window = 1;
   else if (p != NULL && strncasecmp(p, "sma:", 4) == 0)
     window = strtol(p + 4, NULL, 10);
-  return (int)(window > 0 && window < 1000 ? window : 5) + 2;
+  return (int)(window > 0 && window < 1000 ? window : 5) + 1 +
+         pat_exchange_lag(nranks);
 }
 
 static void sleep_seconds(double t) {
@@ -356,7 +362,7 @@ int main(int argc, char **argv) {
   for (int row = 0; row < NROWS; row++)
     s.comm[row] = MPI_COMM_NULL;
   s.late = s.size - 1;
-  s.clairvoyant_warmup = predictor_warmup();
+  s.clairvoyant_warmup = predictor_warmup(s.size);
   s.ndelays = (int)(sizeof default_k / sizeof default_k[0]);
   memcpy(s.k, default_k, sizeof default_k);
   bad = parse_args(&s, argc, argv) || load_model(&s) || s.size < 2;
