@@ -26,6 +26,14 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                            "them for auto to pick from (^ first: all but "
                            "those)",
                            0, PAT_SCOPE_ALL},
+    [PAT_ENV_RULES] = {"PAT_REDUCE_RULES", "",
+                       "a rules file: per line a range of communicator "
+                       "sizes, of message sizes per rank, an algorithm "
+                       "(as PAT_REDUCE_ALGORITHM) and VAR=value settings; "
+                       "the first matching line serves a call of "
+                       "pat_reduce or MPI_Reduce, PAT_REDUCE_ALGORITHM the "
+                       "others",
+                       0, PAT_SCOPE_ALL},
     [PAT_ENV_VERBOSE] =
         {"PAT_REDUCE_VERBOSE", "0",
          "0 quiet; 1 one line per communicator at its first call (rank 0: "
@@ -257,7 +265,7 @@ static void parse_algorithm(pat_config *cfg, const char *v) {
 }
 
 void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
-  const char *alg, *predictor, *model, *cost;
+  const char *alg, *rules, *predictor, *model, *cost;
   char msg[sizeof cfg->why], valid[96];
   pat_predictor *probe = NULL;
 
@@ -270,6 +278,10 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
   cost = env_value(get, PAT_ENV_ROUND_COST);
 
   parse_algorithm(cfg, alg);
+  rules = get(pat_env_table[PAT_ENV_RULES].name);
+  if (rules != NULL && rules[0] != '\0' &&
+      pat_rules_read(rules, get, &cfg->rules, msg, sizeof msg) != PAT_SUCCESS)
+    bad(cfg, PAT_SCOPE_ALL, "%s", msg);
   parse_int(cfg, get, PAT_ENV_VERBOSE, 0, 2, NULL, &cfg->verbose);
   snprintf(cfg->predictor, sizeof cfg->predictor, "%s",
            pat_env_table[PAT_ENV_PREDICTOR].fallback);
@@ -343,16 +355,32 @@ static struct {
   int nwarned;
 } pat_config_cache;
 
-const pat_config *pat_config_get(void) {
+/* The configuration a rule's call runs with, per thread. */
+static _Thread_local const pat_config *pushed;
+
+const pat_config *pat_config_push(const pat_config *cfg) {
+  const pat_config *previous = pushed;
+  pushed = cfg;
+  return previous;
+}
+
+void pat_config_pop(const pat_config *previous) { pushed = previous; }
+
+static const pat_config *process_config(void) {
   if (!atomic_load_explicit(&pat_config_cache.loaded, memory_order_acquire)) {
     PAT_LOCK(&config_lock);
     if (!atomic_load_explicit(&pat_config_cache.loaded, memory_order_relaxed)) {
+      pat_rules_free(pat_config_cache.cfg.rules); /* a reload's */
       pat_config_parse(&pat_config_cache.cfg, process_getenv);
       atomic_store_explicit(&pat_config_cache.loaded, 1, memory_order_release);
     }
     PAT_UNLOCK(&config_lock);
   }
   return &pat_config_cache.cfg;
+}
+
+const pat_config *pat_config_get(void) {
+  return pushed != NULL ? pushed : process_config();
 }
 
 const void *pat_config_alg(const pat_config *cfg, pat_reduce_alg alg) {
@@ -383,7 +411,7 @@ static unsigned long long text_hash(const char *s) {
 int pat_config_fingerprints(const pat_env_var **vars, unsigned long long *hash,
                             int max) {
   const pat_env_var *all[PAT_ENV_MAX];
-  const pat_config *cfg = pat_config_get();
+  const pat_config *cfg = process_config(); /* not a rule's */
   int n = pat_env_all(all, PAT_ENV_MAX), k = 0;
   for (int i = 0; i < n && i < PAT_ENV_MAX && k < max; i++) {
     const char *v = getenv(all[i]->name);
@@ -393,6 +421,10 @@ int pat_config_fingerprints(const pat_env_var **vars, unsigned long long *hash,
     h = text_hash(v != NULL && v[0] != '\0' ? v : all[i]->fallback);
     if (all[i] == &pat_env_table[PAT_ENV_MODEL] && cfg->has_model)
       h = bytes_hash(h, &cfg->model, sizeof cfg->model);
+    if (all[i] == &pat_env_table[PAT_ENV_RULES] && cfg->rules != NULL) {
+      unsigned long long file = pat_rules_hash(cfg->rules);
+      h = bytes_hash(h, &file, sizeof file);
+    }
     vars[k] = all[i];
     hash[k++] = h;
   }

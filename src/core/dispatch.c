@@ -462,10 +462,40 @@ int pat_reduce_clairvoyant_with(const void *sendbuf, void *recvbuf, int count,
                                   round_cost);
 }
 
+/* The configuration of the PAT_REDUCE_RULES line that serves this call,
+ * or NULL (no rules, no line matches, or arguments the checks will
+ * reject). */
+static const pat_config *rule_for(const pat_config *cfg, int count,
+                                  MPI_Datatype datatype, MPI_Comm comm) {
+  int size = 0, type_size = 0, line = 0, rank = -1;
+  const pat_config *rule;
+  if (cfg->rules == NULL || count < 0 || comm == MPI_COMM_NULL ||
+      datatype == MPI_DATATYPE_NULL ||
+      PMPI_Comm_size(comm, &size) != MPI_SUCCESS ||
+      PMPI_Type_size(datatype, &type_size) != MPI_SUCCESS)
+    return NULL;
+  rule = pat_rules_match(cfg->rules, size, (long long)count * type_size,
+                         &line);
+  if (rule != NULL && cfg->verbose >= 1 &&
+      PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == 0)
+    pat_warn_once("PAT_REDUCE_RULES: line %d serves calls, with %s", line,
+                  pat_alg_table[rule->algorithm]->name);
+  return rule;
+}
+
 int pat_reduce(const void *sendbuf, void *recvbuf, int count,
                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-  return pat_reduce_using(pat_config_get()->algorithm, sendbuf, recvbuf, count,
-                          datatype, op, root, comm);
+  const pat_config *cfg = pat_config_get(), *rule, *previous;
+  int rc;
+  rule = rule_for(cfg, count, datatype, comm);
+  if (rule == NULL)
+    return pat_reduce_using(cfg->algorithm, sendbuf, recvbuf, count, datatype,
+                            op, root, comm);
+  previous = pat_config_push(rule);
+  rc = pat_reduce_using(rule->algorithm, sendbuf, recvbuf, count, datatype, op,
+                        root, comm);
+  pat_config_pop(previous);
+  return rc;
 }
 
 /* pat_reduce_binomial, pat_reduce_native, ...: one per algorithm. */

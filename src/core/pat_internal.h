@@ -323,6 +323,7 @@ int pat_scatter_emit(pat_schedule *sched, const pat_sched_params *params,
 /* Rows of pat_env_table, in order. */
 enum {
   PAT_ENV_ALGORITHM = 0,
+  PAT_ENV_RULES,
   PAT_ENV_VERBOSE,
   PAT_ENV_PREDICTOR,
   PAT_ENV_EXCHANGE_INTERVAL,
@@ -362,8 +363,14 @@ int pat_config_fingerprints(const pat_env_var **vars, unsigned long long *hash,
 /* Most segments a segmenting algorithm cuts a message into. */
 #define PAT_MAX_SEGMENTS 16384
 
+/* PAT_REDUCE_RULES (rules.c): rules by communicator and message size,
+ * each with a configuration of its own. */
+typedef struct pat_rules pat_rules;
+#define PAT_MAX_RULES 256
+
 typedef struct pat_config {
   pat_reduce_alg algorithm;
+  pat_rules *rules; /* PAT_REDUCE_RULES, or NULL; owned */
   /* the rows auto may pick (bit id): PAT_REDUCE_ALGORITHM as a list, all
    * by default */
   unsigned long long candidates;
@@ -397,8 +404,27 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name));
 /* The message of a bad value in one of scopes (the lowest), or NULL. */
 const char *pat_config_bad(const pat_config *cfg, unsigned long long scopes);
 
-/* The cached configuration of this process, parsed on first use. */
+/* The cached configuration of this process, parsed on first use; while a
+ * call a rule serves runs, that rule's configuration (this thread). */
 const pat_config *pat_config_get(void);
+
+/* Makes cfg this thread's configuration until pat_config_pop(the value
+ * returned). */
+const pat_config *pat_config_push(const pat_config *cfg);
+void pat_config_pop(const pat_config *previous);
+
+/* Reads a rules file; each rule's configuration is parsed with get and the
+ * rule's settings over it.  PAT_SUCCESS, or a pat_reduce_error with
+ * "FILE:LINE: reason" in why. */
+int pat_rules_read(const char *path, const char *(*get)(const char *),
+                   pat_rules **out, char *why, size_t len);
+void pat_rules_free(pat_rules *rules); /* accepts NULL */
+/* The configuration of the first rule matching a call of bytes per rank
+ * on nranks ranks (and its line), or NULL. */
+const pat_config *pat_rules_match(const pat_rules *rules, int nranks,
+                                  long long bytes, int *line);
+/* A hash of the file's contents (0 for NULL). */
+unsigned long long pat_rules_hash(const pat_rules *rules);
 
 /* The parsed tunables of algorithm alg in cfg (its row's parser wrote
  * them). */
