@@ -461,9 +461,13 @@ int pat_state_model(const pat_state *ps, pat_model *model) {
   return ps->fitted;
 }
 
-const double *pat_state_predict(pat_state *ps, pat_model *model) {
+const double *pat_state_predict(pat_state *ps, double bytes,
+                                pat_model *model) {
   if (pat_state_model(ps, model)) {
+    double q = pat_model_round_cost(model, bytes) / PAT_PREDICT_GRID;
     pat_predictor_predict(ps->pred, ps->predicted);
+    for (int r = 0; q > 0 && isfinite(q) && r < ps->nranks; r++)
+      ps->predicted[r] = q * nearbyint(ps->predicted[r] / q);
   } else {
     /* no model yet: balanced, where the tree does not depend on it */
     memset(ps->predicted, 0, (size_t)ps->nranks * sizeof *ps->predicted);

@@ -41,11 +41,16 @@ int pat_state_arrive(pat_state *ps, double *stamp);
  * known. */
 int pat_state_model(const pat_state *ps, pat_model *model);
 
-/* The predicted relative arrival times of this call (nranks entries, owned
- * by ps) and the cost model to plan with; while no model is known the
- * prediction is balanced (where the greedy tree does not depend on the
- * model) and the model {1, 0, 0}. */
-const double *pat_state_predict(pat_state *ps, pat_model *model);
+/* The predicted relative arrival times of this call of bytes per rank
+ * (nranks entries, owned by ps) and the cost model to plan with; while no
+ * model is known the prediction is balanced (where the greedy tree does
+ * not depend on the model) and the model {1, 0, 0}.  Each time is rounded
+ * to a multiple of the round cost of bytes / PAT_PREDICT_GRID, so that a
+ * prediction that moved by less than that is the same prediction: the
+ * same plan (from the schedule cache) and the same auto decision. */
+#define PAT_PREDICT_GRID 8
+const double *pat_state_predict(pat_state *ps, double bytes,
+                                pat_model *model);
 
 /* The calls on this communicator before the current one (the current
  * call's index, counted from 0 on every rank alike). */

@@ -31,8 +31,10 @@
  * binomial, the clairvoyant plan (O(P log P) atomic; segmented: its bounded
  * search, clairvoyant.c) under the prediction and, when scoring, again
  * under the real arrivals.  Both choices are kept while the inputs
- * (count, root, op properties, model and prediction) repeat, and then
- * cost nothing.  Memory: the predictions of the calls not yet scored (at
+ * (count, root, op properties, model and, for the aware one, the
+ * prediction) repeat, and then cost nothing; the PAT layer rounds
+ * predictions to an eighth of a round (pat_state_predict), so a
+ * prediction that moved by less is the same one.  Memory: the predictions of the calls not yet scored (at
  * most PAT_REDUCE_EXCHANGE_LAG + 2 patterns of P doubles: a call's
  * decision waits that long for its arrivals).
  *
@@ -68,9 +70,10 @@ typedef struct pending {
 
 struct pat_auto {
   int nranks;
-  /* the last decision's inputs and choices (arrivals: owned) */
-  int have;
-  pat_sched_params key;
+  /* the last decision's inputs and choices (arrivals: owned); the blind
+   * choice's inputs without arrivals, so a new prediction keeps it */
+  int have, have_blind;
+  pat_sched_params key, blind_key;
   pat_reduce_alg aware, blind;
   /* decisions not scored yet, a ring by call */
   pending wait[PAT_AUTO_PENDING];
@@ -97,6 +100,7 @@ void pat_auto_free(pat_auto *s) {
   if (s == NULL)
     return;
   free((void *)s->key.arrivals);
+  free((void *)s->blind_key.arrivals);
   for (int i = 0; i < PAT_AUTO_PENDING; i++)
     free((void *)s->wait[i].params.arrivals);
   free(s);
@@ -237,9 +241,14 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
                                const pat_call_props *props, long call,
                                const double *observed, long observed_call,
                                int *switched) {
+  pat_sched_params balanced = *p;
+  balanced.arrivals = NULL;
+  if (!s->have_blind || !same_inputs(&s->blind_key, &balanced)) {
+    s->blind = least(s, p, props, 0);
+    s->have_blind = keep(&s->blind_key, &balanced);
+  }
   if (!s->have || !same_inputs(&s->key, p)) {
     s->aware = least(s, p, props, 1);
-    s->blind = least(s, p, props, 0);
     s->have = keep(&s->key, p);
   }
   score(s, observed, observed_call);

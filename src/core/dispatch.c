@@ -378,7 +378,7 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
   if (count > 0) {
     /* predict only for an algorithm that uses arrival times */
     if (orc == NULL && pat_alg_table[chosen]->uses_arrivals)
-      c.arrivals = pat_state_predict(c.pat, &c.model);
+      c.arrivals = pat_state_predict(c.pat, c.bytes, &c.model);
     /* a row that picks another per call (auto) */
     if (pat_alg_table[chosen]->choose != NULL) {
       picker = chosen;
