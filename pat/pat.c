@@ -34,9 +34,11 @@
  * sample at the smallest and at the largest size it saw (the fastest one
  * waited least; the extreme sizes say most about a line), NAN when absent,
  * and sends one of the two, the smallest in even calls and the largest in
- * odd ones (or the other one if it lacks that), as two floats: the record
- * stays three doubles (24 B per rank, as small as the stamp exchange was:
- * a larger one measurably slowed every call in SMPI at P = 64).
+ * odd ones (or the other one if it lacks that), as two floats.  The
+ * fourth double is the rank's exit stamp of the previous call: with the
+ * previous call's arrivals it gives that call's realized time (latest
+ * exit less earliest arrival, pat_state_realized), which auto compares
+ * with its estimates.  A record is 32 B per rank.
  *
  * Model: at observe time, per kind and per size, the median over the ranks
  * that reported that size (robust to a late rank) is one point; at most
@@ -66,8 +68,8 @@
 
 enum { TRANSFER, COMBINE, KINDS };
 /* per rank and exchange: the stamp, then per kind one (bytes, seconds)
- * pair of floats packed into a double */
-enum { FIELDS = 1 + KINDS };
+ * pair of floats packed into a double, then the previous call's exit */
+enum { EXIT = 1 + KINDS, FIELDS };
 
 static double pack2(double a, double b) {
   float f[2] = {(float)a, (float)b};
@@ -133,6 +135,10 @@ struct pat_state {
   long observed;     /* call whose stamps work holds; -1: none yet */
   double *pairs;     /* nranks * KEPT * 2: (bytes, seconds) being observed */
   double *predicted; /* nranks */
+  double last_exit;  /* this rank's exit stamp of call last_exit_call */
+  long last_exit_call;
+  double realized;   /* latest exit - earliest arrival of realized_call */
+  long realized_call;
 };
 
 static void kept_reset(kept *k) {
@@ -254,6 +260,8 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
   ps->clock_tag = clock_tag;
   ps->exchange_tag = exchange_tag;
   ps->observed = -1;
+  ps->last_exit_call = ps->realized_call = -1;
+  ps->realized = NAN;
   kept_reset(ps->call);
   PMPI_Comm_size(priv, &ps->nranks);
   PMPI_Comm_rank(priv, &ps->rank);
@@ -364,6 +372,19 @@ static int observe(pat_state *ps, pending *p) {
   if (rc == MPI_SUCCESS) {
     window *t = &ps->win[TRANSFER], *c = &ps->win[COMBINE];
     pat_model m;
+    if (ps->observed >= 0 && p->call == ps->observed + 1) {
+      /* the exits of the call observed last came with this exchange */
+      double first = INFINITY, last = -INFINITY;
+      int all = 1;
+      for (int r = 0; r < ps->nranks; r++) {
+        double exit = record(ps, p, r)[EXIT];
+        first = fmin(first, ps->work[r]);
+        last = fmax(last, exit);
+        all &= isfinite(exit);
+      }
+      ps->realized = all ? last - first : NAN;
+      ps->realized_call = ps->observed;
+    }
     for (int r = 0; r < ps->nranks; r++)
       ps->work[r] = record(ps, p, r)[0];
     ps->observed = p->call;
@@ -421,6 +442,7 @@ int pat_state_arrive(pat_state *ps, double *stamp) {
         j = KEPT - 1 - j;
       mine[1 + kind] = pack2(ps->call[kind].bytes[j], ps->call[kind].sec[j]);
     }
+    mine[EXIT] = ps->last_exit_call == ps->calls - 1 ? ps->last_exit : NAN;
     p->call = ps->calls;
     p->due = ps->calls + ps->lag;
     p->slot = slot;
@@ -441,6 +463,11 @@ void pat_state_combine_sample(pat_state *ps, double bytes, double seconds) {
 }
 
 long pat_state_calls(const pat_state *ps) { return ps->calls; }
+
+double pat_state_realized(const pat_state *ps, long *call) {
+  *call = ps->realized_call;
+  return ps->realized;
+}
 
 const double *pat_state_observed(const pat_state *ps, long *call) {
   *call = ps->observed;
@@ -479,6 +506,8 @@ const double *pat_state_predict(pat_state *ps, double bytes,
 int pat_state_depart(pat_state *ps, double bytes) {
   int rc = MPI_SUCCESS;
   (void)bytes; /* the samples carry their sizes */
+  ps->last_exit = pat_state_now(ps);
+  ps->last_exit_call = ps->calls;
   ps->calls++;
   rc = exchanges_progress(ps);
   if (rc != MPI_SUCCESS)

@@ -61,6 +61,12 @@ long pat_state_calls(const pat_state *ps);
  * NULL while none has. */
 const double *pat_state_observed(const pat_state *ps, long *call);
 
+/* The realized time of a call (its latest exit stamp less its earliest
+ * arrival, identical on every rank) and its index (-1, NAN: none yet).
+ * A call's exits travel with the next call's stamps, so this is the call
+ * observed before the latest one, when both were exchanged. */
+double pat_state_realized(const pat_state *ps, long *call);
+
 /* The executor's measurements in the current call: one receive of bytes
  * (posted to completed, seconds) and one combine of bytes. */
 void pat_state_transfer_sample(pat_state *ps, double bytes, double seconds);

@@ -368,6 +368,50 @@ EOF
     printf '\n'
     normfigures "$bw" "$out/fig/bandwidth_p128" "$bw_ref" "$bw_unit"
   fi
+  if [ -s "$data/auto_p64.csv" ]; then
+    cat <<'EOF'
+
+## auto against the best fixed algorithm, P = 64
+
+`auto` (per call, the row the cost model expects to finish first under the
+predicted arrivals, and the PAT-blind choice while predictions do not pay)
+next to every fixed row, with the stamp exchange on: `clairvoyant` and `auto`
+predict (SMA(5)).  Patterns: balanced, the last rank late by the balanced
+binomial time (1x), every odd rank late 1x, 4 random ranks late 1x, gamma
+arrivals (mean 1x, CV 1), the steady trace scene and a pattern that flips
+every call (the last rank 1 ms late, then the first).  *Best fixed* is the
+least median of the fixed rows, *best blind* that of the rows that do not
+predict (binomial, ring, butterfly, radixk, pipeline); the goal is auto /
+best blind <= 1.03 everywhere (bold: missed).  Medians in ms; data:
+`data/auto_p64.csv`.
+
+EOF
+    awk -F, "$HDR"'
+      {
+        pat = $c["pattern"]
+        sub(/^trace:.*\//, "trace:", pat)
+        key = pat " " $c["bytes"]
+        if (!(key in seen)) { seen[key] = 1; keys[++n] = key }
+        a = $c["algorithm"]; t = $c["tts_median"] * 1e3
+        if (a == "auto") au[key] = t
+        else {
+          if (!(key in bf) || t < bf[key]) { bf[key] = t; bfa[key] = a }
+          if (a != "clairvoyant" && (!(key in bb) || t < bb[key])) {
+            bb[key] = t; bba[key] = a
+          }
+        }
+      }
+      END {
+        print "| pattern, bytes | best fixed | best blind | auto | auto / best fixed | auto / best blind |"
+        print "|---|---|---|---|---|---|"
+        for (i = 1; i <= n; i++) {
+          k = keys[i]; r = au[k] / bb[k]
+          printf "| %s | %s %.3f | %s %.3f | %.3f | %.3f | %s%.3f%s |\n", k,
+            bfa[k], bf[k], bba[k], bb[k], au[k], au[k] / bf[k],
+            r > 1.03 ? "**" : "", r, r > 1.03 ? "**" : ""
+        }
+      }' "$data/auto_p64.csv"
+  fi
   if ls "$data"/native_*.csv >/dev/null 2>&1; then
     printf '\n## SMPI reduce algorithms as native peers, P = 128\n\nEach is `--cfg=smpi/reduce:NAME` for `native`; they combine for free.  Median time-to-solution in ms, balanced and with the last rank late by the balanced binomial time (1 MiB).\n\n| SMPI reduce | balanced | late 1x | speedup over our binomial, late |\n|---|---|---|---|\n'
     for f in "$data"/native_*.csv; do

@@ -163,4 +163,32 @@ for scene in "steady 0.999 0.005" "drift 0.98 0.05" "fastdrift 0.9 0.05"; do
   )
 done
 
+# auto against every fixed row (issue 14), P = 64 with the stamp exchange
+# on (the predicted clairvoyant and auto predict): balanced, the last rank
+# late, every odd rank late, 4 random ranks late, gamma arrivals, the
+# steady trace scene, and a pattern that flips every call (the last rank
+# late by 1 ms, then the first); 8 B, 64 KiB, 1 MiB.  report.sh tables
+# auto's median against the best fixed row's and the best PAT-blind one's.
+if [ "$quick" = 1 ]; then
+  auto_sizes=64K auto_reps=6
+else
+  auto_sizes=8,64K,1M auto_reps=12
+fi
+awk -v P=64 'BEGIN {
+  for (i = 0; i < 2; i++) {
+    for (r = 0; r < P; r++)
+      printf "%s%s", r ? " " : "", (i == 0 && r == P - 1) || (i == 1 && r == 0) ? "1e-3" : "0"
+    printf "\n"
+  }
+}' >"$out/data/auto_flip.trace"
+"$build/patmktrace" 64 $((calls + 1)) 2e-3 4 0.999 1 0.005 \
+  >"$out/data/auto_steady.trace"
+run --no-plot auto_p64 64 \
+  --algorithms binomial,ring,butterfly,radixk,pipeline,clairvoyant,auto \
+  --sizes "$auto_sizes" --pattern none --pattern single --pattern odd \
+  --pattern k-random:4 --pattern gamma:1x:1 \
+  --pattern "trace:$out/data/auto_steady.trace" \
+  --pattern "trace:$out/data/auto_flip.trace" --imbalance 1x \
+  --reps "$auto_reps" --warmup 4
+
 "$here/scripts/report.sh" "$out"

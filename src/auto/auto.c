@@ -61,11 +61,22 @@
  * this share of the best other estimate: it could win by less */
 #define PAT_AUTO_SKIP 0.02
 
-/* A decision waiting for its call's real arrivals. */
+/* Realized over estimated time, per row: the weight of a new ratio in
+ * its running (geometric) mean, and the range a ratio is clamped to. */
+#define PAT_AUTO_CORR_WEIGHT 0.25
+#define PAT_AUTO_CORR_MIN 0.25
+#define PAT_AUTO_CORR_MAX 4.0
+
+/* A decision waiting for its call's real arrivals, then for its realized
+ * time. */
 typedef struct pending {
-  long call;
+  long call; /* -1 once scored */
   pat_reduce_alg aware, blind;
   pat_sched_params params; /* arrivals: predicted (owned) */
+  long ran_call;           /* the scored call whose realized time is due */
+  pat_reduce_alg ran;      /* the row that ran */
+  double ran_est;          /* its estimate under the real arrivals */
+  int blind_mode;          /* the mode it was decided in */
 } pending;
 
 struct pat_auto {
@@ -81,6 +92,8 @@ struct pat_auto {
   double diff[PAT_AUTO_WINDOW];
   long scored;
   int blind_mode;
+  /* per row: realized over estimated time (1 until a call measured it) */
+  double corr[PAT_REDUCE_ALG_COUNT];
   /* where a costly estimate comes from (NULL: the row's estimate) */
   pat_auto_planner planner;
   void *ctx;
@@ -91,7 +104,9 @@ pat_auto *pat_auto_alloc(int nranks) {
   if (s != NULL) {
     s->nranks = nranks;
     for (int i = 0; i < PAT_AUTO_PENDING; i++)
-      s->wait[i].call = -1;
+      s->wait[i].call = s->wait[i].ran_call = -1;
+    for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+      s->corr[a] = 1;
   }
   return s;
 }
@@ -135,10 +150,11 @@ static pat_reduce_alg least_of(const pat_auto *s,
           (row->bound != NULL) != costly || pat_alg_unmet(row, props) != 0 ||
           (row->uses_arrivals && (!aware || params->arrivals == NULL)))
         continue;
-      if (costly && row->bound(&p) >= best_t * (1 - PAT_AUTO_SKIP))
+      if (costly && s->corr[a] * row->bound(&p) >= best_t * (1 - PAT_AUTO_SKIP))
         continue;
-      t = costly && s->planner != NULL ? s->planner(s->ctx, row->id, &p)
-                                       : row->estimate(&p);
+      t = s->corr[a] * (costly && s->planner != NULL
+                            ? s->planner(s->ctx, row->id, &p)
+                            : row->estimate(&p));
       if (t < best_t || (t == best_t && a < (int)best)) {
         best_t = t; /* ties: the first in the table */
         best = (pat_reduce_alg)a;
@@ -206,19 +222,46 @@ static int pending_slots(const pat_auto *s) {
   return n < PAT_AUTO_PENDING ? n : PAT_AUTO_PENDING;
 }
 
-/* Scores the decision of call, whose real arrivals were actual. */
+/* Scores the decision of call, whose real arrivals were actual: both
+ * choices' estimates under them, each corrected by its row's realized
+ * over estimated ratio. */
 static void score(pat_auto *s, const double *actual, long call) {
   pending *w;
+  double aware, blind;
   if (actual == NULL || call < 0)
     return;
   w = &s->wait[call % pending_slots(s)];
   if (w->call != call)
     return; /* not kept, or scored already */
   w->call = -1;
+  aware = under(w->aware, &w->params, actual);
+  blind = w->aware == w->blind ? aware : under(w->blind, &w->params, actual);
+  w->ran = w->blind_mode ? w->blind : w->aware;
+  w->ran_est = w->blind_mode ? blind : aware;
+  w->ran_call = call;
   s->diff[s->scored++ % PAT_AUTO_WINDOW] =
-      w->aware == w->blind ? 0
-                           : under(w->aware, &w->params, actual) -
-                                 under(w->blind, &w->params, actual);
+      w->aware == w->blind
+          ? 0
+          : s->corr[w->aware] * aware - s->corr[w->blind] * blind;
+}
+
+void pat_auto_realized(pat_auto *s, long call, double seconds) {
+  pending *w;
+  double r;
+  if (call < 0 || !(seconds > 0) || !isfinite(seconds))
+    return;
+  w = &s->wait[call % pending_slots(s)];
+  if (w->ran_call != call || !(w->ran_est > 0) || !isfinite(w->ran_est))
+    return;
+  w->ran_call = -1;
+  r = fmin(fmax(seconds / w->ran_est, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
+  s->corr[w->ran] = exp((1 - PAT_AUTO_CORR_WEIGHT) * log(s->corr[w->ran]) +
+                        PAT_AUTO_CORR_WEIGHT * log(r));
+  s->have = s->have_blind = 0; /* the estimates' weights changed */
+}
+
+double pat_auto_correction(const pat_auto *s, pat_reduce_alg alg) {
+  return (int)alg >= 0 && alg < PAT_REDUCE_ALG_COUNT ? s->corr[alg] : 1;
 }
 
 /* Blind while the aware choices did not beat the blind ones over the
@@ -259,6 +302,8 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
       w->call = call;
       w->aware = s->aware;
       w->blind = s->blind;
+      w->blind_mode = s->blind_mode;
+      w->ran_call = -1;
     }
   }
   return s->blind_mode ? s->blind : s->aware;
@@ -330,8 +375,11 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
                          .elem_size = c->count > 0 ? c->bytes / c->count : 0,
                          .arrivals = c->arrivals};
   if (c->pat != NULL) {
+    long done_call;
+    double done = pat_state_realized(c->pat, &done_call);
     call = pat_state_calls(c->pat);
     observed = pat_state_observed(c->pat, &observed_call);
+    pat_auto_realized(s, done_call, done);
   }
   *chosen =
       pat_auto_decide(s, &p, props, call, observed, observed_call, &switched);

@@ -24,6 +24,17 @@ pat_reduce_alg pat_auto_decide(pat_auto *a, const pat_sched_params *params,
                                const double *observed, long observed_call,
                                int *switched);
 
+/* The realized time of call (the latest exit less the earliest arrival,
+ * from exchanged stamps, alike on every rank), once it is known: the row
+ * that ran it gets realized over estimated (under the call's real
+ * arrivals) into its correction, a running geometric mean (weight 1/4,
+ * each ratio clamped to 1/4..4) by which auto multiplies that row's
+ * estimates from then on.  Only a call pat_auto_decide scored counts. */
+void pat_auto_realized(pat_auto *a, long call, double seconds);
+
+/* A row's current correction (1 until one of its calls was measured). */
+double pat_auto_correction(const pat_auto *a, pat_reduce_alg alg);
+
 /* Where a costly estimate (a row with a bound: clairvoyant's plan) comes
  * from instead of the row's estimate: auto builds it as the schedule the
  * call will run, through the communicator's cache.  Returns the modeled

@@ -18,7 +18,8 @@
  *   PAT_REDUCE_PREDICTOR=last the clairvoyant tree of every later call
  *   must be planned for those arrivals (each rank's stamp reached every
  *   rank, in its place, through the stamp exchange's rounds), within
- *   50 ms of real-time noise, for any P, lag and interval.
+ *   0.4 s (a misplaced stamp is off by 1 s or more; ranks oversubscribed
+ *   on 2 cores arrive up to tens of ms apart), for any P, lag and interval.
  * test_patlayer wrong: predictions that are badly wrong (the late rank
  *   moves every call; the oracle is told the opposite of the truth) still
  *   give right results, for commutative and non-commutative ops.
@@ -151,10 +152,10 @@ static void test_exchange(void) {
     check(arr != NULL, "call %d: no predicted arrivals", call);
     for (int r = 0; arr != NULL && r < size; r++)
       worst = fmax(worst, fabs(arr[r] - arr[0] - r));
-    if (worst > 0.05 && rank == 0)
+    if (worst > 0.4 && rank == 0)
       fprintf(stderr, "test_patlayer exchange: call %d: predicted arrival "
               "off by %.3f s\n", call, worst);
-    check(worst <= 0.05, "call %d: a rank's stamp is not in its place",
+    check(worst <= 0.4, "call %d: a rank's stamp is not in its place",
           call);
   }
   pat_clock_debug_skew(0);

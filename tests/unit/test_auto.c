@@ -131,6 +131,61 @@ static void wrong_predictions_turned_off_and_back_on(void **state) {
   pat_auto_free(au);
 }
 
+/* Realized times: when the row that runs takes twice its estimate on
+ * every call (a model that favours it), its correction grows towards 2
+ * and auto moves to the row that is best once corrected; a row that runs
+ * as estimated keeps 1.  Predictions right all along (clairvoyant is the
+ * aware choice and runs). */
+static void realized_times_correct_the_estimates(void **state) {
+  enum { P = 16, CALLS = 30 };
+  double predicted[P];
+  pat_sched_params p = params(P, 8, predicted);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
+  double d = pat_sched_round_cost(&p), est = 0;
+  pat_auto *au = pat_auto_alloc(P);
+  pat_reduce_alg pick = PAT_REDUCE_ALG_COUNT, first;
+  int switched, moved_at = -1;
+  (void)state;
+  for (int r = 0; r < P; r++)
+    predicted[r] = r == P - 1 ? 2 * d : 0;
+  first = pat_auto_decide(au, &p, &props, -1, NULL, -1, &switched);
+  assert_int_equal(first, PAT_REDUCE_ALG_CLAIRVOYANT);
+  for (int k = 0; k < CALLS; k++) {
+    pat_reduce_alg ran;
+    /* call k - 2's realized time comes one call after its arrivals */
+    if (k >= 2)
+      pat_auto_realized(au, k - 2,
+                        2 * pat_alg_table[PAT_REDUCE_ALG_CLAIRVOYANT]->estimate(
+                                &p));
+    ran = pat_auto_decide(au, &p, &props, k, k > 0 ? predicted : NULL, k - 1,
+                          &switched);
+    if (ran != PAT_REDUCE_ALG_CLAIRVOYANT && moved_at < 0)
+      moved_at = k;
+    pick = ran;
+  }
+  est = pat_auto_correction(au, PAT_REDUCE_ALG_CLAIRVOYANT);
+  print_message("clairvoyant's correction %.3f; auto moved at call %d to %s\n",
+                est, moved_at, pat_reduce_algorithm_name(pick));
+  assert_true(est > 1.3 && est <= 2.0 + 1e-9);
+  assert_true(moved_at > 0 && moved_at < CALLS);
+  assert_int_not_equal(pick, PAT_REDUCE_ALG_CLAIRVOYANT);
+  /* the row auto moved to has run since, as estimated */
+  pat_auto_free(au);
+  au = pat_auto_alloc(P);
+  for (int k = 0; k < 6; k++) {
+    pat_reduce_alg ran;
+    ran = pat_auto_decide(au, &p, &props, k, k > 0 ? predicted : NULL, k - 1,
+                          &switched);
+    if (k >= 1)
+      pat_auto_realized(au, k - 1,
+                        pat_alg_table[ran]->estimate(&p)); /* as estimated */
+  }
+  assert_true(fabs(pat_auto_correction(au, PAT_REDUCE_ALG_CLAIRVOYANT) - 1) <
+              1e-9);
+  assert_true(pat_auto_correction(au, PAT_REDUCE_ALG_BINOMIAL) == 1);
+  pat_auto_free(au);
+}
+
 /* Same inputs, same choice (every rank decides alike); a cached decision
  * equals a fresh one. */
 static void same_inputs_same_choice(void **state) {
@@ -197,6 +252,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(picks_within_ten_percent_of_the_best),
       cmocka_unit_test(wrong_predictions_turned_off_and_back_on),
+      cmocka_unit_test(realized_times_correct_the_estimates),
       cmocka_unit_test(same_inputs_same_choice),
       cmocka_unit_test(picks_among_the_listed_rows),
   };

@@ -56,14 +56,42 @@ static void expect_within(double est, double sim, double tol, const char *what,
              est / sim);
 }
 
-/* Which rows auto can weigh: all with a schedule; the dynamic ones
- * (native, localredirect) have none yet. */
+/* Which rows auto can weigh: every row but auto itself (the ones with a
+ * schedule by their schedule, the dynamic ones by a formula). */
 static void rows_with_estimates(void **state) {
   (void)state;
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
     const pat_alg_row *row = pat_alg_table[a];
-    assert_int_equal(row->estimate != NULL, row->build != NULL);
+    assert_int_equal(row->estimate != NULL, a != PAT_REDUCE_ALG_AUTO);
   }
+}
+
+/* The dynamic rows' formulas: native is binomial's tree (bitwise, any
+ * arrivals), localredirect binomial's with three latencies per round: about
+ * 3x binomial where alpha dominates (8 B), about 1x where bandwidth does
+ * (4 MiB per rank), never below binomial. */
+static void dynamic_rows_by_formula(void **state) {
+  const pat_alg_row *bin = pat_alg_table[PAT_REDUCE_ALG_BINOMIAL];
+  const pat_alg_row *nat = pat_alg_table[PAT_REDUCE_ALG_NATIVE];
+  const pat_alg_row *lr = pat_alg_table[PAT_REDUCE_ALG_LOCALREDIRECT];
+  double late[16] = {0};
+  (void)state;
+  late[15] = 1e-3;
+  for (int P = 2; P <= 16; P *= 2)
+    for (int comm = 0; comm <= 1; comm++)
+      for (int k = 0; k < 2; k++) {
+        pat_sched_params p =
+            params(P, P / 3, 1, comm, k && P == 16 ? late : NULL);
+        double b = bin->estimate(&p);
+        assert_true(nat->estimate(&p) == b);
+        assert_true(lr->estimate(&p) >= b);
+        if (k == 0 && P == 16)
+          expect_within(lr->estimate(&p), 3 * b, 0.10, "localredirect 8 B",
+                        &p);
+        p = params(P, P / 3, 1 << 19, comm, NULL);
+        expect_within(lr->estimate(&p), bin->estimate(&p), 0.05,
+                      "localredirect 4 MiB", &p);
+      }
 }
 
 static void balanced_within_ten_percent(void **state) {
@@ -71,7 +99,7 @@ static void balanced_within_ten_percent(void **state) {
   (void)state;
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
     const pat_alg_row *row = pat_alg_table[a];
-    if (row->estimate == NULL || row->uses_arrivals)
+    if (row->build == NULL || row->uses_arrivals)
       continue;
     for (size_t i = 0; i < sizeof Ps / sizeof Ps[0]; i++)
       for (int per = 1; per <= 4096; per *= 64)
@@ -161,6 +189,7 @@ static void clairvoyant_plan_and_replay(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(rows_with_estimates),
+      cmocka_unit_test(dynamic_rows_by_formula),
       cmocka_unit_test(balanced_within_ten_percent),
       cmocka_unit_test(binomial_under_arrivals),
       cmocka_unit_test(clairvoyant_plan_and_replay),
