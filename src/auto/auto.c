@@ -43,8 +43,18 @@
  * is a candidate.  Only rows that serve the call are weighed
  * (pat_alg_unmet), so a non-commutative op gets an order-preserving row.
  *
- * Not yet: native and localredirect have no estimate (no schedule to
- * model), so auto never picks them; a rules file (issue 14) is to come.
+ * Realized times.  The PAT layer also exchanges every rank's exit stamp
+ * of the previous call, so each call's realized time (latest exit less
+ * earliest arrival) is known alike on every rank one exchange after its
+ * arrivals.  The row that ran it gets realized over its estimate under
+ * the real arrivals into a running geometric mean (pat_auto_realized),
+ * which multiplies its estimates, bounds and scores from then on: a row
+ * the byte model favours wrongly (a plan the network runs slower than
+ * modeled) loses its lead after a few calls.
+ *
+ * Dynamic rows.  native and localredirect have no schedule; their
+ * estimates are formulas (native.c, localredirect.c) that never beat
+ * binomial's, so they win only from a list without it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -66,6 +76,11 @@
 #define PAT_AUTO_CORR_WEIGHT 0.25
 #define PAT_AUTO_CORR_MIN 0.25
 #define PAT_AUTO_CORR_MAX 4.0
+/* ... and how much of its log the correction of a row that did not run a
+ * measured call forgets: a row left out for its correction is tried
+ * again once the correction has faded (after tens of calls), so that a
+ * change of arrival pattern can bring it back */
+#define PAT_AUTO_CORR_FADE (1.0 / 32)
 
 /* A decision waiting for its call's real arrivals, then for its realized
  * time. */
@@ -255,8 +270,11 @@ void pat_auto_realized(pat_auto *s, long call, double seconds) {
     return;
   w->ran_call = -1;
   r = fmin(fmax(seconds / w->ran_est, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
-  s->corr[w->ran] = exp((1 - PAT_AUTO_CORR_WEIGHT) * log(s->corr[w->ran]) +
-                        PAT_AUTO_CORR_WEIGHT * log(r));
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    s->corr[a] = a == (int)w->ran
+                     ? exp((1 - PAT_AUTO_CORR_WEIGHT) * log(s->corr[a]) +
+                           PAT_AUTO_CORR_WEIGHT * log(r))
+                     : exp((1 - PAT_AUTO_CORR_FADE) * log(s->corr[a]));
   s->have = s->have_blind = 0; /* the estimates' weights changed */
 }
 

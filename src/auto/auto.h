@@ -29,7 +29,9 @@ pat_reduce_alg pat_auto_decide(pat_auto *a, const pat_sched_params *params,
  * that ran it gets realized over estimated (under the call's real
  * arrivals) into its correction, a running geometric mean (weight 1/4,
  * each ratio clamped to 1/4..4) by which auto multiplies that row's
- * estimates from then on.  Only a call pat_auto_decide scored counts. */
+ * estimates from then on; the other rows' corrections fade towards 1
+ * (1/32 of their log per measured call).  Only a call pat_auto_decide
+ * scored counts. */
 void pat_auto_realized(pat_auto *a, long call, double seconds);
 
 /* A row's current correction (1 until one of its calls was measured). */

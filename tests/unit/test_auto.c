@@ -133,8 +133,9 @@ static void wrong_predictions_turned_off_and_back_on(void **state) {
 
 /* Realized times: when the row that runs takes twice its estimate on
  * every call (a model that favours it), its correction grows towards 2
- * and auto moves to the row that is best once corrected; a row that runs
- * as estimated keeps 1.  Predictions right all along (clairvoyant is the
+ * and auto moves to the row that is best once corrected; once rows run
+ * as estimated, the correction fades and clairvoyant comes back; a row
+ * that runs as estimated keeps 1.  Predictions right all along (clairvoyant is the
  * aware choice and runs). */
 static void realized_times_correct_the_estimates(void **state) {
   enum { P = 16, CALLS = 30 };
@@ -169,7 +170,23 @@ static void realized_times_correct_the_estimates(void **state) {
   assert_true(est > 1.3 && est <= 2.0 + 1e-9);
   assert_true(moved_at > 0 && moved_at < CALLS);
   assert_int_not_equal(pick, PAT_REDUCE_ALG_CLAIRVOYANT);
-  /* the row auto moved to has run since, as estimated */
+  /* from now on every row runs as estimated: clairvoyant's correction
+   * fades while it does not run, and it comes back */
+  {
+    int back_at = -1;
+    pat_reduce_alg ran[300];
+    for (int k = CALLS; k < CALLS + 300 && back_at < 0; k++) {
+      if (k >= CALLS + 2)
+        pat_auto_realized(au, k - 2,
+                          pat_alg_table[ran[k - 2 - CALLS]]->estimate(&p));
+      ran[k - CALLS] = pat_auto_decide(au, &p, &props, k, predicted, k - 1,
+                                       &switched);
+      if (ran[k - CALLS] == PAT_REDUCE_ALG_CLAIRVOYANT)
+        back_at = k;
+    }
+    print_message("clairvoyant back at call %d\n", back_at);
+    assert_true(back_at > CALLS + 2 && back_at < CALLS + 300);
+  }
   pat_auto_free(au);
   au = pat_auto_alloc(P);
   for (int k = 0; k < 6; k++) {
