@@ -214,6 +214,15 @@ static int exchange_progress(pat_state *ps, pending *p, int block) {
                     round_tag(ps, p, j), ps->priv, &p->send[j]);
     p->sent += rc == MPI_SUCCESS;
   }
+  /* every send out: the receives left, in order */
+  while (rc == MPI_SUCCESS && !block && p->sent == ps->rounds &&
+         p->arrived < ps->rounds) {
+    int flag = 0;
+    rc = PMPI_Test(&p->recv[p->arrived], &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || !flag)
+      break;
+    p->arrived++;
+  }
   if (rc == MPI_SUCCESS && block) {
     rc = PMPI_Waitall(ps->rounds - p->arrived, &p->recv[p->arrived],
                       MPI_STATUSES_IGNORE);
