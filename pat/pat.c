@@ -109,6 +109,7 @@ typedef struct window {
 typedef struct pending {
   long call;   /* call whose arrival stamps it carries */
   long due;    /* call at whose start it is completed */
+  long prev_call; /* the exchange before: its call's exits travel here */
   int slot;    /* its tags */
   int arrived; /* rounds whose receive completed, in order */
   int sent;    /* rounds whose send is posted */
@@ -135,8 +136,8 @@ struct pat_state {
   long observed;     /* call whose stamps work holds; -1: none yet */
   double *pairs;     /* nranks * KEPT * 2: (bytes, seconds) being observed */
   double *predicted; /* nranks */
-  double last_exit;  /* this rank's exit stamp of call last_exit_call */
-  long last_exit_call;
+  long xcall;        /* the call of the latest exchange started here */
+  double xexit;      /* this rank's exit stamp of call xcall (NAN: none) */
   double realized;   /* latest exit - earliest arrival of realized_call */
   long realized_call;
 };
@@ -269,7 +270,8 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
   ps->clock_tag = clock_tag;
   ps->exchange_tag = exchange_tag;
   ps->observed = -1;
-  ps->last_exit_call = ps->realized_call = -1;
+  ps->xcall = ps->realized_call = -1;
+  ps->xexit = NAN;
   ps->realized = NAN;
   kept_reset(ps->call);
   PMPI_Comm_size(priv, &ps->nranks);
@@ -381,7 +383,7 @@ static int observe(pat_state *ps, pending *p) {
   if (rc == MPI_SUCCESS) {
     window *t = &ps->win[TRANSFER], *c = &ps->win[COMBINE];
     pat_model m;
-    if (ps->observed >= 0 && p->call == ps->observed + 1) {
+    if (ps->observed >= 0 && p->prev_call == ps->observed) {
       /* the exits of the call observed last came with this exchange */
       double first = INFINITY, last = -INFINITY;
       int all = 1;
@@ -424,8 +426,22 @@ static int exchanges_progress(pat_state *ps) {
   return rc;
 }
 
-int pat_state_arrive(pat_state *ps, double *stamp) {
-  int rc;
+int pat_exchange_interval(const pat_model *model, double bytes) {
+  int every = pat_config_get()->exchange_interval;
+  if (every >= 0)
+    return every;
+  return pat_model_round_cost(model, bytes) <
+                 PAT_EXCHANGE_SMALL_ALPHAS * model->alpha
+             ? PAT_EXCHANGE_SMALL_EVERY
+             : 1;
+}
+
+int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
+  int rc, every;
+  pat_model m;
+  if (!pat_state_model(ps, &m))
+    m = *pat_config_model(ps->cfg);
+  every = pat_exchange_interval(&m, bytes);
   *stamp = pat_state_now(ps);
   rc = exchanges_progress(ps);
   /* complete and observe what is due: the same calls on every rank */
@@ -435,8 +451,7 @@ int pat_state_arrive(pat_state *ps, double *stamp) {
     ps->head = (ps->head + 1) % PAT_EXCHANGE_SLOTS;
     ps->npending--;
   }
-  if (rc == MPI_SUCCESS && ps->cfg->exchange_interval > 0 &&
-      ps->calls % ps->cfg->exchange_interval == 0 &&
+  if (rc == MPI_SUCCESS && every > 0 && ps->calls % every == 0 &&
       ps->npending < PAT_EXCHANGE_SLOTS) {
     int slot = (ps->head + ps->npending) % PAT_EXCHANGE_SLOTS;
     pending *p = &ps->fifo[slot];
@@ -451,7 +466,10 @@ int pat_state_arrive(pat_state *ps, double *stamp) {
         j = KEPT - 1 - j;
       mine[1 + kind] = pack2(ps->call[kind].bytes[j], ps->call[kind].sec[j]);
     }
-    mine[EXIT] = ps->last_exit_call == ps->calls - 1 ? ps->last_exit : NAN;
+    mine[EXIT] = ps->xexit; /* of the exchange before, call xcall */
+    p->prev_call = ps->xcall;
+    ps->xcall = ps->calls;
+    ps->xexit = NAN;
     p->call = ps->calls;
     p->due = ps->calls + ps->lag;
     p->slot = slot;
@@ -515,8 +533,8 @@ const double *pat_state_predict(pat_state *ps, double bytes,
 int pat_state_depart(pat_state *ps, double bytes) {
   int rc = MPI_SUCCESS;
   (void)bytes; /* the samples carry their sizes */
-  ps->last_exit = pat_state_now(ps);
-  ps->last_exit_call = ps->calls;
+  if (ps->xcall == ps->calls)
+    ps->xexit = pat_state_now(ps);
   ps->calls++;
   rc = exchanges_progress(ps);
   if (rc != MPI_SUCCESS)

@@ -31,9 +31,10 @@ void pat_state_free(pat_state *ps); /* accepts NULL; collective */
 /* The global time base. */
 double pat_state_now(const pat_state *ps);
 
-/* At the start of a call: stamps the arrival (writes it), completes the
- * exchanges due now and starts this call's.  MPI error code. */
-int pat_state_arrive(pat_state *ps, double *stamp);
+/* At the start of a call of bytes per rank: stamps the arrival (writes
+ * it), completes the exchanges due now and starts this call's if
+ * pat_exchange_interval says so.  MPI error code. */
+int pat_state_arrive(pat_state *ps, double bytes, double *stamp);
 
 /* The cost model: PAT_REDUCE_ROUND_COST c as {alpha = c, 0, 0}, else the
  * PAT_REDUCE_MODEL file, else the one fitted from exchanged measurements

@@ -83,6 +83,17 @@ int pat_model_write(FILE *out, const pat_model *model);
  * nranks) rounds and advances at every call's start and end (pat/pat.c). */
 int pat_exchange_lag(int nranks);
 
+/* Every how many calls a call of bytes per rank starts a stamp exchange
+ * under model: PAT_REDUCE_EXCHANGE_INTERVAL, or when that is auto, 1 when
+ * the message's round cost is at least PAT_EXCHANGE_SMALL_ALPHAS
+ * latencies, else PAT_EXCHANGE_SMALL_EVERY (for such messages the
+ * exchange's ceil(log2 P) messages cost as much as the reduction: half of
+ * an 8 B reduction at P = 64 in SMPI when every call exchanged).  A call
+ * exchanges when its index is a multiple; 0: never. */
+#define PAT_EXCHANGE_SMALL_ALPHAS 10
+#define PAT_EXCHANGE_SMALL_EVERY 8
+int pat_exchange_interval(const pat_model *model, double bytes);
+
 /* ---- clocks ----------------------------------------------------------------
  */
 

@@ -47,10 +47,14 @@
  * of the previous call, so each call's realized time (latest exit less
  * earliest arrival) is known alike on every rank one exchange after its
  * arrivals.  The row that ran it gets realized over its estimate under
- * the real arrivals into a running geometric mean (pat_auto_realized),
- * which multiplies its estimates, bounds and scores from then on: a row
- * the byte model favours wrongly (a plan the network runs slower than
- * modeled) loses its lead after a few calls.
+ * the real arrivals into a running geometric mean (pat_auto_realized):
+ * for the rows that do not plan with arrivals it is the machine's factor
+ * (what every row pays beyond its model: the stamp exchange, skew), and
+ * it ranks no row above another (with a correction per row they took
+ * turns, each losing its lead to the next); a planning row's ratio over
+ * that factor multiplies its estimates, bounds and scores from then on:
+ * a plan the network runs slower than modeled loses its lead after a few
+ * calls, and the correction fades while the row does not run.
  *
  * Dynamic rows.  native and localredirect have no schedule; their
  * estimates are formulas (native.c, localredirect.c) that never beat
@@ -107,8 +111,13 @@ struct pat_auto {
   double diff[PAT_AUTO_WINDOW];
   long scored;
   int blind_mode;
-  /* per row: realized over estimated time (1 until a call measured it) */
+  /* per row that plans with arrivals: its realized over estimated time,
+   * over env (1 until a call measured it; 1 for the other rows) */
   double corr[PAT_REDUCE_ALG_COUNT];
+  /* realized over estimated time of the rows that do not plan with
+   * arrivals: what the machine adds to every row (the stamp exchange,
+   * skew), which is no reason to prefer one row to another */
+  double env;
   /* where a costly estimate comes from (NULL: the row's estimate) */
   pat_auto_planner planner;
   void *ctx;
@@ -122,6 +131,7 @@ pat_auto *pat_auto_alloc(int nranks) {
       s->wait[i].call = s->wait[i].ran_call = -1;
     for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
       s->corr[a] = 1;
+    s->env = 1;
   }
   return s;
 }
@@ -270,11 +280,17 @@ void pat_auto_realized(pat_auto *s, long call, double seconds) {
     return;
   w->ran_call = -1;
   r = fmin(fmax(seconds / w->ran_est, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
+  if (!pat_alg_table[w->ran]->uses_arrivals)
+    s->env = exp((1 - PAT_AUTO_CORR_WEIGHT) * log(s->env) +
+                 PAT_AUTO_CORR_WEIGHT * log(r));
+  else
+    r = fmin(fmax(r / s->env, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
-    s->corr[a] = a == (int)w->ran
-                     ? exp((1 - PAT_AUTO_CORR_WEIGHT) * log(s->corr[a]) +
-                           PAT_AUTO_CORR_WEIGHT * log(r))
-                     : exp((1 - PAT_AUTO_CORR_FADE) * log(s->corr[a]));
+    if (pat_alg_table[a]->uses_arrivals)
+      s->corr[a] = a == (int)w->ran
+                       ? exp((1 - PAT_AUTO_CORR_WEIGHT) * log(s->corr[a]) +
+                             PAT_AUTO_CORR_WEIGHT * log(r))
+                       : exp((1 - PAT_AUTO_CORR_FADE) * log(s->corr[a]));
   s->have = s->have_blind = 0; /* the estimates' weights changed */
 }
 

@@ -25,13 +25,16 @@ pat_reduce_alg pat_auto_decide(pat_auto *a, const pat_sched_params *params,
                                int *switched);
 
 /* The realized time of call (the latest exit less the earliest arrival,
- * from exchanged stamps, alike on every rank), once it is known: the row
- * that ran it gets realized over estimated (under the call's real
- * arrivals) into its correction, a running geometric mean (weight 1/4,
- * each ratio clamped to 1/4..4) by which auto multiplies that row's
- * estimates from then on; the other rows' corrections fade towards 1
- * (1/32 of their log per measured call).  Only a call pat_auto_decide
- * scored counts. */
+ * from exchanged stamps, alike on every rank), once it is known, over the
+ * estimate of the row that ran it (under the call's real arrivals).  A
+ * row that does not plan with arrivals adds that ratio to the machine's
+ * factor (what every row pays beyond its model: the stamp exchange, skew;
+ * it ranks no row above another); a row that plans with arrivals
+ * (clairvoyant) adds the ratio over that factor to its correction.  Both
+ * are running geometric means (weight 1/4, ratios clamped to 1/4..4); auto
+ * multiplies a planning row's estimates by its correction, which fades
+ * towards 1 (1/32 of its log per measured call) while the row does not
+ * run.  Only a call pat_auto_decide scored counts. */
 void pat_auto_realized(pat_auto *a, long call, double seconds);
 
 /* A row's current correction (1 until one of its calls was measured). */

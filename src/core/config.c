@@ -47,10 +47,13 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                            "(sma:W, ema:A, trend:W, last, best; "
                            "patreduce_info lists them)",
                            0, PAT_SCOPE_ARRIVALS},
-    [PAT_ENV_EXCHANGE_INTERVAL] = {"PAT_REDUCE_EXCHANGE_INTERVAL", "1",
+    [PAT_ENV_EXCHANGE_INTERVAL] = {"PAT_REDUCE_EXCHANGE_INTERVAL", "auto",
                                    "exchange the arrival stamps every N "
                                    "calls (N >= 1); 0: never (the "
-                                   "predictor then sees no arrivals)",
+                                   "predictor then sees no arrivals); "
+                                   "auto: every call, every 8th for "
+                                   "messages whose round cost is under "
+                                   "10 latencies",
                                    0, PAT_SCOPE_ARRIVALS},
     [PAT_ENV_EXCHANGE_LAG] = {"PAT_REDUCE_EXCHANGE_LAG", "0",
                               "an exchange started in call k is completed "
@@ -294,8 +297,15 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
     bad(cfg, PAT_SCOPE_ARRIVALS, "%s", msg);
   else
     snprintf(cfg->predictor, sizeof cfg->predictor, "%s", predictor);
-  parse_int(cfg, get, PAT_ENV_EXCHANGE_INTERVAL, 0, 1000000, NULL,
-            &cfg->exchange_interval);
+  {
+    long every = -1; /* auto, also when the value is bad */
+    if (strcasecmp(env_value(get, PAT_ENV_EXCHANGE_INTERVAL), "auto") != 0 &&
+        !parse_long_as(cfg, get, PAT_ENV_EXCHANGE_INTERVAL, 0, 1000000,
+                       "an interval; valid: auto, 0 (never) or 1..1000000",
+                       &every))
+      every = -1;
+    cfg->exchange_interval = (int)every;
+  }
   parse_int(cfg, get, PAT_ENV_EXCHANGE_LAG, 0, 64, NULL, &cfg->exchange_lag);
   parse_long_as(cfg, get, PAT_ENV_CLOCK_REFRESH, 0, 1000000000, NULL,
                 &cfg->clock_refresh);

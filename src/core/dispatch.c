@@ -219,7 +219,7 @@ static int pat_arrive(pat_call *c) {
   double stamp;
   int rc = pat_comm_state_pat(c->state, &c->pat);
   if (rc == MPI_SUCCESS)
-    rc = pat_state_arrive(c->pat, &stamp);
+    rc = pat_state_arrive(c->pat, c->bytes, &stamp);
   return rc;
 }
 

@@ -377,7 +377,7 @@ typedef struct pat_config {
   int verbose;           /* 0 quiet, 1 fallbacks, 2 every call */
   char predictor[64];    /* a valid predictor spec */
   int exchange_interval; /* exchange the arrival stamps every N calls;
-                            0: never */
+                            0: never; -1: auto (pat_exchange_interval) */
   int exchange_lag;      /* ... and use them L calls later; 0: auto */
   long clock_refresh;    /* re-estimate clock offsets every N calls, 0 never */
   int has_model;         /* PAT_REDUCE_MODEL was given and read */

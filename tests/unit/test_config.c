@@ -93,7 +93,14 @@ static void exchange_interval_zero_is_never(void **state) {
   fake_env[2][0] = "PAT_REDUCE_EXCHANGE_INTERVAL";
   fake_env[2][1] = NULL;
   pat_config_parse(&cfg, fake_getenv);
-  assert_int_equal(cfg.exchange_interval, 1);
+  assert_int_equal(cfg.exchange_interval, -1); /* auto */
+  fake_env[2][1] = "AUTO";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_SUCCESS);
+  assert_int_equal(cfg.exchange_interval, -1);
+  fake_env[2][1] = "3";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.exchange_interval, 3);
   fake_env[2][1] = "0";
   pat_config_parse(&cfg, fake_getenv);
   assert_int_equal(cfg.error, PAT_SUCCESS);
@@ -101,7 +108,9 @@ static void exchange_interval_zero_is_never(void **state) {
   fake_env[2][1] = "-1";
   pat_config_parse(&cfg, fake_getenv);
   assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
-  assert_non_null(strstr(cfg.why, "PAT_REDUCE_EXCHANGE_INTERVAL="));
+  assert_non_null(strstr(cfg.why, "PAT_REDUCE_EXCHANGE_INTERVAL=-1 is not an "
+                                  "interval; valid: auto"));
+  assert_int_equal(cfg.exchange_interval, -1); /* the default kept */
   fake_env[2][0] = NULL;
   fake_env[2][1] = NULL;
 }
