@@ -206,6 +206,38 @@ static void realized_times_correct_the_estimates(void **state) {
   pat_auto_free(au);
 }
 
+/* A pattern that flips every call (the last rank late, then the first),
+ * predicted by the last one seen (the `last` predictor), is always wrong:
+ * the fallback engages; once the pattern holds still it releases. */
+static void flip_flop_engages_steady_releases(void **state) {
+  enum { P = 16, CALLS = 60 };
+  double arr[CALLS][P], *pred;
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
+  pat_sched_params p = params(P, 8, NULL);
+  double d = pat_sched_round_cost(&p);
+  pat_auto *au = pat_auto_alloc(P);
+  int sw, engaged = -1, released = -1;
+  (void)state;
+  for (int k = 0; k < CALLS; k++)
+    for (int r = 0; r < P; r++) /* flips for 30 calls, then holds */
+      arr[k][r] = (k < 30 && k % 2 ? r == 0 : r == P - 1) * 6 * d;
+  for (int k = 1; k < CALLS; k++) {
+    pred = arr[k - 1]; /* `last`: what the previous call showed */
+    p.arrivals = pred;
+    pat_auto_decide(au, &p, &props, k, arr[k - 1], k - 1, &sw);
+    if (sw && pat_auto_blind(au) && engaged < 0)
+      engaged = k;
+    if (sw && !pat_auto_blind(au) && engaged >= 0 && k >= 30 && released < 0)
+      released = k;
+  }
+  print_message("flip-flop: fallback at call %d, released at call %d\n",
+                engaged, released);
+  assert_true(engaged >= 1 && engaged < 12);
+  assert_true(released > 30 && released <= 45);
+  assert_false(pat_auto_blind(au));
+  pat_auto_free(au);
+}
+
 /* What every row pays beyond its model (the exchange, skew) ranks no row
  * above another: with every call 1.5x its row's estimate, auto keeps its
  * pick (a correction per row made rows take turns). */
@@ -299,6 +331,7 @@ int main(void) {
       cmocka_unit_test(wrong_predictions_turned_off_and_back_on),
       cmocka_unit_test(realized_times_correct_the_estimates),
       cmocka_unit_test(common_overhead_changes_nothing),
+      cmocka_unit_test(flip_flop_engages_steady_releases),
       cmocka_unit_test(same_inputs_same_choice),
       cmocka_unit_test(picks_among_the_listed_rows),
   };
