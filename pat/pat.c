@@ -439,9 +439,10 @@ int pat_exchange_interval(const pat_model *model, double bytes) {
 int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
   int rc, every;
   pat_model m;
-  if (!pat_state_model(ps, &m))
-    m = *pat_config_model(ps->cfg);
-  every = pat_exchange_interval(&m, bytes);
+  if (pat_state_model(ps, &m))
+    every = pat_exchange_interval(&m, bytes);
+  else /* no model yet: exchange every call (auto) until one is fitted */
+    every = ps->cfg->exchange_interval >= 0 ? ps->cfg->exchange_interval : 1;
   *stamp = pat_state_now(ps);
   rc = exchanges_progress(ps);
   /* complete and observe what is due: the same calls on every rank */

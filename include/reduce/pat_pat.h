@@ -89,7 +89,9 @@ int pat_exchange_lag(int nranks);
  * latencies, else PAT_EXCHANGE_SMALL_EVERY (for such messages the
  * exchange's ceil(log2 P) messages cost as much as the reduction: half of
  * an 8 B reduction at P = 64 in SMPI when every call exchanged).  A call
- * exchanges when its index is a multiple; 0: never. */
+ * exchanges when its index is a multiple; 0: never.  (While the PAT layer
+ * has no model, which it fits from exchanged measurements, auto exchanges
+ * every call.) */
 #define PAT_EXCHANGE_SMALL_ALPHAS 10
 #define PAT_EXCHANGE_SMALL_EVERY 8
 int pat_exchange_interval(const pat_model *model, double bytes);
