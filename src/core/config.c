@@ -407,15 +407,15 @@ void pat_reduce_config_reload(void) {
 }
 
 /* FNV-1a: messages are told apart by their text. */
-static unsigned long long bytes_hash(unsigned long long h, const void *p,
-                                     size_t n) {
+unsigned long long pat_hash_bytes(unsigned long long h, const void *p,
+                                  size_t n) {
   for (size_t i = 0; i < n; i++)
     h = (h ^ ((const unsigned char *)p)[i]) * 0x100000001b3ull;
   return h;
 }
 
 static unsigned long long text_hash(const char *s) {
-  return bytes_hash(0xcbf29ce484222325ull, s, strlen(s));
+  return pat_hash_bytes(PAT_HASH_INIT, s, strlen(s));
 }
 
 int pat_config_fingerprints(const pat_env_var **vars, unsigned long long *hash,
@@ -430,10 +430,10 @@ int pat_config_fingerprints(const pat_env_var **vars, unsigned long long *hash,
       continue;
     h = text_hash(v != NULL && v[0] != '\0' ? v : all[i]->fallback);
     if (all[i] == &pat_env_table[PAT_ENV_MODEL] && cfg->has_model)
-      h = bytes_hash(h, &cfg->model, sizeof cfg->model);
+      h = pat_hash_bytes(h, &cfg->model, sizeof cfg->model);
     if (all[i] == &pat_env_table[PAT_ENV_RULES] && cfg->rules != NULL) {
       unsigned long long file = pat_rules_hash(cfg->rules);
-      h = bytes_hash(h, &file, sizeof file);
+      h = pat_hash_bytes(h, &file, sizeof file);
     }
     vars[k] = all[i];
     hash[k++] = h;

@@ -426,6 +426,12 @@ const pat_config *pat_rules_match(const pat_rules *rules, int nranks,
 /* A hash of the file's contents (0 for NULL). */
 unsigned long long pat_rules_hash(const pat_rules *rules);
 
+/* FNV-1a of n bytes at p, continuing h (start from PAT_HASH_INIT): the
+ * hash of settings' texts, messages and the rules file. */
+#define PAT_HASH_INIT 0xcbf29ce484222325ull
+unsigned long long pat_hash_bytes(unsigned long long h, const void *p,
+                                  size_t n);
+
 /* The parsed tunables of algorithm alg in cfg (its row's parser wrote
  * them). */
 const void *pat_config_alg(const pat_config *cfg, pat_reduce_alg alg);

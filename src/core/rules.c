@@ -78,9 +78,20 @@ static const char *layered_get(const char *name) {
   return current->outer(name);
 }
 
-/* A range field: *, N, N-, N-M, with sizes in bytes when bytes is set. */
-static int parse_range(const char *f, int bytes, long long *lo,
-                       long long *hi) {
+/* One end of a range: a size in bytes (units.c) or an integer >= 1. */
+static int parse_bound(const char *text, int bytes, long long max,
+                       long long *out) {
+  char *end = NULL;
+  if (bytes)
+    return pat_parse_bytes(text, max, out) == 1;
+  errno = 0;
+  *out = isdigit((unsigned char)text[0]) ? strtoll(text, &end, 10) : -1;
+  return end != NULL && *end == '\0' && errno == 0 && *out >= 1 && *out <= max;
+}
+
+/* A range field: *, N, N-, N-M (lo <= hi), with sizes in bytes when bytes
+ * is set. */
+static int parse_range(const char *f, int bytes, long long *lo, long long *hi) {
   char a[64], *dash;
   long long max = bytes ? LLONG_MAX : INT_MAX;
   if (strcmp(f, "*") == 0) {
@@ -94,45 +105,36 @@ static int parse_range(const char *f, int bytes, long long *lo,
   dash = strchr(a, '-');
   if (dash != NULL)
     *dash = '\0';
-  if (bytes) {
-    if (pat_parse_bytes(a, max, lo) != 1)
-      return 0;
-  } else {
-    char *end = NULL;
-    errno = 0;
-    *lo = isdigit((unsigned char)a[0]) ? strtoll(a, &end, 10) : -1;
-    if (end == NULL || *end != '\0' || errno != 0 || *lo < 1 || *lo > max)
-      return 0;
-  }
-  if (dash == NULL) {
-    *hi = *lo;
-    return 1;
-  }
-  if (dash[1] == '\0') {
-    *hi = max;
-    return 1;
-  }
-  if (strchr(dash + 1, '-') != NULL)
+  if (!parse_bound(a, bytes, max, lo))
     return 0;
-  if (bytes)
-    return pat_parse_bytes(dash + 1, max, hi) == 1;
-  {
-    char *end = NULL;
-    errno = 0;
-    *hi = isdigit((unsigned char)dash[1]) ? strtoll(dash + 1, &end, 10) : -1;
-    return end != NULL && *end == '\0' && errno == 0 && *hi >= 1 && *hi <= max;
-  }
+  if (dash == NULL)
+    *hi = *lo;
+  else if (dash[1] == '\0')
+    *hi = max;
+  else if (strchr(dash + 1, '-') != NULL ||
+           !parse_bound(dash + 1, bytes, max, hi))
+    return 0;
+  return *lo <= *hi;
 }
 
 /* Is name (with the prefix) a variable a rule may set? */
 static int settable(const char *name) {
   const pat_env_var *all[PAT_ENV_MAX];
   int n = pat_env_all(all, PAT_ENV_MAX);
-  if (strcmp(name, PREFIX "ALGORITHM") == 0 || strcmp(name, PREFIX "RULES") == 0)
+  if (strcmp(name, PREFIX "ALGORITHM") == 0 ||
+      strcmp(name, PREFIX "RULES") == 0)
     return 0;
   for (int i = 0; i < n && i < PAT_ENV_MAX; i++)
     if (strcmp(all[i]->name, name) == 0)
       return 1;
+  return 0;
+}
+
+/* Writes why a range field is bad; returns 0. */
+static int bad_range(char *why, size_t len, const char *field, const char *what,
+                     const char *forms) {
+  snprintf(why, len, "'%s' is not a range of %s; valid: N, N-M, N- or * %s",
+           field, what, forms);
   return 0;
 }
 
@@ -147,22 +149,12 @@ static int parse_rule(char **f, int nf, const char *(*get)(const char *),
              nf, nf == 1 ? "" : "s");
     return 0;
   }
-  if (!parse_range(f[0], 0, &r->ranks_lo, &r->ranks_hi) ||
-      r->ranks_lo > r->ranks_hi) {
-    snprintf(why, len,
-             "'%s' is not a range of communicator sizes; valid: N, N-M, N- "
-             "or * (N >= 1, N <= M)",
-             f[0]);
-    return 0;
-  }
-  if (!parse_range(f[1], 1, &r->bytes_lo, &r->bytes_hi) ||
-      r->bytes_lo > r->bytes_hi) {
-    snprintf(why, len,
-             "'%s' is not a range of message sizes; valid: N, N-M, N- or * "
-             "in bytes with an optional K, M or G suffix (0-64K, 1M-)",
-             f[1]);
-    return 0;
-  }
+  if (!parse_range(f[0], 0, &r->ranks_lo, &r->ranks_hi))
+    return bad_range(why, len, f[0], "communicator sizes", "(N >= 1, N <= M)");
+  if (!parse_range(f[1], 1, &r->bytes_lo, &r->bytes_hi))
+    return bad_range(why, len, f[1], "message sizes",
+                     "in bytes with an optional K, M or G suffix (0-64K, "
+                     "1M-)");
   snprintf(l.name[l.n], sizeof l.name[l.n], PREFIX "ALGORITHM");
   l.value[l.n++] = f[2];
   for (int i = 3; i < nf; i++) {
@@ -172,8 +164,7 @@ static int parse_rule(char **f, int nf, const char *(*get)(const char *),
       return 0;
     }
     if (l.n == MAX_SETTINGS) {
-      snprintf(why, len, "more than %d settings in one rule",
-               MAX_SETTINGS - 1);
+      snprintf(why, len, "more than %d settings in one rule", MAX_SETTINGS - 1);
       return 0;
     }
     *eq = '\0';
@@ -204,13 +195,6 @@ static int parse_rule(char **f, int nf, const char *(*get)(const char *),
   return 1;
 }
 
-static unsigned long long hash_bytes(unsigned long long h, const char *p,
-                                     size_t n) {
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
-  return h;
-}
-
 int pat_rules_read(const char *path, const char *(*get)(const char *),
                    pat_rules **out, char *why, size_t len) {
   FILE *f = fopen(path, "r");
@@ -229,13 +213,13 @@ int pat_rules_read(const char *path, const char *(*get)(const char *),
     snprintf(why, len, "PAT_REDUCE_RULES=%s: out of memory", path);
     return PAT_ERR_NO_MEMORY;
   }
-  rs->hash = 0xcbf29ce484222325ull;
+  rs->hash = PAT_HASH_INIT;
   while (ok && fgets(line, sizeof line, f) != NULL) {
     char *fields[3 + MAX_SETTINGS], *save = NULL, *tok;
     size_t n = strlen(line);
     int nf = 0;
     lineno++;
-    rs->hash = hash_bytes(rs->hash, line, n);
+    rs->hash = pat_hash_bytes(rs->hash, line, n);
     if (n > MAX_LINE && line[n - 1] != '\n') {
       snprintf(msg, sizeof msg, "a line is longer than %d characters",
                MAX_LINE);
