@@ -291,7 +291,9 @@ void pat_auto_realized(pat_auto *s, long call, double seconds) {
                        ? exp((1 - PAT_AUTO_CORR_WEIGHT) * log(s->corr[a]) +
                              PAT_AUTO_CORR_WEIGHT * log(r))
                        : exp((1 - PAT_AUTO_CORR_FADE) * log(s->corr[a]));
-  s->have = s->have_blind = 0; /* the estimates' weights changed */
+  /* the planning rows' weights changed: the aware choice is due again
+   * (the blind one weighs no planning row) */
+  s->have = 0;
 }
 
 double pat_auto_correction(const pat_auto *s, pat_reduce_alg alg) {
