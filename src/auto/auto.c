@@ -70,7 +70,8 @@
 #include "pat/pat_layer.h"
 
 #define PAT_AUTO_WINDOW 8
-#define PAT_AUTO_PENDING 66 /* the longest exchange lag (64) + 2 */
+/* the longest exchange lag (64) + auto's longest exchange interval + 1 */
+#define PAT_AUTO_PENDING (64 + PAT_EXCHANGE_SMALL_EVERY + 1)
 /* a costly estimate (a plan) is skipped when its row's bound is within
  * this share of the best other estimate: it could win by less */
 #define PAT_AUTO_SKIP 0.02
@@ -241,9 +242,14 @@ static int keep(pat_sched_params *dst, const pat_sched_params *p) {
 }
 
 /* The ring's slots in use: a decision of call c is scored at call c + L
- * (pat_exchange_lag), so L + 2 slots keep it until then. */
+ * (pat_exchange_lag) and its realized time comes with the next exchange,
+ * E calls later (the exchange interval; auto's longest for small
+ * messages), at call c + E + L; L + E + 1 slots keep it until then.  A
+ * longer interval than the ring holds gets no realized times. */
 static int pending_slots(const pat_auto *s) {
-  int n = pat_exchange_lag(s->nranks) + 2;
+  int every = pat_config_get()->exchange_interval;
+  int n = pat_exchange_lag(s->nranks) + 1 +
+          (every < 0 ? PAT_EXCHANGE_SMALL_EVERY : every > 1 ? every : 1);
   return n < PAT_AUTO_PENDING ? n : PAT_AUTO_PENDING;
 }
 

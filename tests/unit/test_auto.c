@@ -238,6 +238,38 @@ static void flip_flop_engages_steady_releases(void **state) {
   pat_auto_free(au);
 }
 
+/* Small messages exchange stamps every PAT_EXCHANGE_SMALL_EVERY calls
+ * (the default interval, auto), so a call's realized time comes with the
+ * next exchange: that interval and the lag after its arrivals.  It must
+ * still count: clairvoyant, twice as slow as modeled, gets corrected. */
+static void realized_times_after_a_long_interval(void **state) {
+  enum { P = 16, CALLS = 60 };
+  double predicted[P];
+  pat_sched_params p = params(P, 8, predicted);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
+  double d = pat_sched_round_cost(&p);
+  int lag = pat_exchange_lag(P), sw, late = PAT_EXCHANGE_SMALL_EVERY + lag;
+  double most = 1;
+  pat_auto *au = pat_auto_alloc(P);
+  (void)state;
+  for (int r = 0; r < P; r++)
+    predicted[r] = r == P - 1 ? 2 * d : 0;
+  for (int k = 0; k < CALLS; k++) {
+    if (k >= late)
+      pat_auto_realized(au, k - late,
+                        2 * pat_alg_table[PAT_REDUCE_ALG_CLAIRVOYANT]->estimate(
+                                &p));
+    pat_auto_decide(au, &p, &props, k, k >= lag ? predicted : NULL, k - lag,
+                    &sw);
+    most = fmax(most, pat_auto_correction(au, PAT_REDUCE_ALG_CLAIRVOYANT));
+  }
+  print_message("clairvoyant's correction up to %.3f with realized times %d "
+                "calls late\n",
+                most, late);
+  assert_true(most > 1.3);
+  pat_auto_free(au);
+}
+
 /* What every row pays beyond its model (the exchange, skew) ranks no row
  * above another: with every call 1.5x its row's estimate, auto keeps its
  * pick (a correction per row made rows take turns). */
@@ -330,6 +362,7 @@ int main(void) {
       cmocka_unit_test(picks_within_ten_percent_of_the_best),
       cmocka_unit_test(wrong_predictions_turned_off_and_back_on),
       cmocka_unit_test(realized_times_correct_the_estimates),
+      cmocka_unit_test(realized_times_after_a_long_interval),
       cmocka_unit_test(common_overhead_changes_nothing),
       cmocka_unit_test(flip_flop_engages_steady_releases),
       cmocka_unit_test(same_inputs_same_choice),
