@@ -423,7 +423,7 @@ int pat_comm_state_pat(pat_comm_state *st, struct pat_state **out) {
   int rc = MPI_SUCCESS;
   if (st->pat == NULL)
     rc = pat_state_alloc(st->priv, st->tag_ub, st->tag_ub - PAT_EXCHANGE_TAGS,
-                         pat_config_get(), &st->pat);
+                         pat_config_process(), &st->pat);
   *out = st->pat;
   return rc;
 }

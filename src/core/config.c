@@ -376,7 +376,7 @@ const pat_config *pat_config_push(const pat_config *cfg) {
 
 void pat_config_pop(const pat_config *previous) { pushed = previous; }
 
-static const pat_config *process_config(void) {
+const pat_config *pat_config_process(void) {
   if (!atomic_load_explicit(&pat_config_cache.loaded, memory_order_acquire)) {
     PAT_LOCK(&config_lock);
     if (!atomic_load_explicit(&pat_config_cache.loaded, memory_order_relaxed)) {
@@ -390,7 +390,7 @@ static const pat_config *process_config(void) {
 }
 
 const pat_config *pat_config_get(void) {
-  return pushed != NULL ? pushed : process_config();
+  return pushed != NULL ? pushed : pat_config_process();
 }
 
 const void *pat_config_alg(const pat_config *cfg, pat_reduce_alg alg) {
@@ -421,7 +421,7 @@ static unsigned long long text_hash(const char *s) {
 int pat_config_fingerprints(const pat_env_var **vars, unsigned long long *hash,
                             int max) {
   const pat_env_var *all[PAT_ENV_MAX];
-  const pat_config *cfg = process_config(); /* not a rule's */
+  const pat_config *cfg = pat_config_process(); /* not a rule's */
   int n = pat_env_all(all, PAT_ENV_MAX), k = 0;
   for (int i = 0; i < n && i < PAT_ENV_MAX && k < max; i++) {
     const char *v = getenv(all[i]->name);

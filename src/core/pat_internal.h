@@ -408,6 +408,10 @@ const char *pat_config_bad(const pat_config *cfg, unsigned long long scopes);
  * call a rule serves runs, that rule's configuration (this thread). */
 const pat_config *pat_config_get(void);
 
+/* The process's configuration, never a rule's (what a communicator's
+ * PAT state keeps). */
+const pat_config *pat_config_process(void);
+
 /* Makes cfg this thread's configuration until pat_config_pop(the value
  * returned). */
 const pat_config *pat_config_push(const pat_config *cfg);

@@ -15,8 +15,10 @@
  *              auto to pick from (binomial,ring) or ^ to leave rows out
  *   VAR=value  a setting for the calls this rule serves, as the variable
  *              PAT_REDUCE_VAR (the prefix may be written or not):
- *              SEGMENTS=8, RADIXK=4,8, PREDICTOR=ema:0.3; not ALGORITHM
- *              (that is the third field) nor RULES
+ *              SEGMENTS=8, RADIXK=4,8, MAX_SENDS=2; not ALGORITHM
+ *              (that is the third field), RULES, nor the PAT layer's
+ *              (PREDICTOR, EXCHANGE_*, CLOCK_REFRESH, MODEL, ROUND_COST),
+ *              which a communicator's PAT state keeps for its life
  *
  * The first rule that matches a call of pat_reduce() or MPI_Reduce serves
  * it; a call no rule matches uses PAT_REDUCE_ALGORITHM.  pat_reduce_using
@@ -117,17 +119,24 @@ static int parse_range(const char *f, int bytes, long long *lo, long long *hi) {
   return *lo <= *hi;
 }
 
-/* Is name (with the prefix) a variable a rule may set? */
-static int settable(const char *name) {
+/* The variable name (with the prefix) stands for, or NULL. */
+static const pat_env_var *variable(const char *name) {
   const pat_env_var *all[PAT_ENV_MAX];
   int n = pat_env_all(all, PAT_ENV_MAX);
-  if (strcmp(name, PREFIX "ALGORITHM") == 0 ||
-      strcmp(name, PREFIX "RULES") == 0)
-    return 0;
   for (int i = 0; i < n && i < PAT_ENV_MAX; i++)
     if (strcmp(all[i]->name, name) == 0)
-      return 1;
-  return 0;
+      return all[i];
+  return NULL;
+}
+
+/* A rule may set a variable a call reads.  Not ALGORITHM (the third
+ * field), RULES, nor what the PAT layer reads (PAT_SCOPE_ARRIVALS) or
+ * plans with (PAT_SCOPE_MODEL): it keeps those for a communicator's
+ * life, from the environment, whatever call comes first. */
+static int settable(const pat_env_var *v) {
+  return v != NULL && v != &pat_env_table[PAT_ENV_ALGORITHM] &&
+         v != &pat_env_table[PAT_ENV_RULES] && v->scope != PAT_SCOPE_ARRIVALS &&
+         v->scope != PAT_SCOPE_MODEL;
 }
 
 /* Writes why a range field is bad; returns 0. */
@@ -170,11 +179,13 @@ static int parse_rule(char **f, int nf, const char *(*get)(const char *),
     *eq = '\0';
     snprintf(l.name[l.n], sizeof l.name[l.n], "%s%s",
              strncmp(f[i], PREFIX, strlen(PREFIX)) == 0 ? "" : PREFIX, f[i]);
-    if (!settable(l.name[l.n])) {
+    if (!settable(variable(l.name[l.n]))) {
       snprintf(why, len,
                "%s is not a setting a rule can give; valid: the "
                "PAT_REDUCE_ variables patreduce_info lists but ALGORITHM "
-               "(the third field) and RULES",
+               "(the third field), RULES and the PAT layer's (PREDICTOR, "
+               "EXCHANGE_*, CLOCK_REFRESH, MODEL, ROUND_COST: a "
+               "communicator keeps those from the environment)",
                f[i]);
       return 0;
     }

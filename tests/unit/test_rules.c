@@ -44,7 +44,7 @@ static const char good[] =
     "1-2     *        binomial        # one message\n"
     "*       0-16K    butterfly\n"
     "3-64    16K-1M   radixk   RADIXK=auto\n"
-    "*       1M-      clairvoyant  PREDICTOR=ema:0.3 PAT_REDUCE_SEGMENTS=8\n"
+    "*       1M-      clairvoyant  MAX_SENDS=2 PAT_REDUCE_SEGMENTS=8\n"
     "65-     *        binomial,ring\n";
 
 static void first_matching_line_serves(void **state) {
@@ -74,16 +74,17 @@ static void first_matching_line_serves(void **state) {
   c = pat_rules_match(rs, 64, (1 << 20) + 1, &line);
   assert_int_equal(line, 6);
   assert_int_equal(c->algorithm, PAT_REDUCE_ALG_CLAIRVOYANT);
-  assert_string_equal(c->predictor, "ema:0.3");
+  assert_int_equal(c->max_sends, 2);
   assert_int_equal(c->segments, 8);
-  assert_int_equal(c->max_sends, 4);
+  assert_string_equal(c->predictor, "sma:5");
+  assert_int_equal(c->max_outstanding, 1);
   assert_null(c->rules);
   /* a list: auto among those rows */
   c = pat_rules_match(rs, 65, 20000, &line);
   assert_int_equal(line, 7);
   assert_int_equal(c->algorithm, PAT_REDUCE_ALG_AUTO);
-  assert_true(c->candidates == (1ull << PAT_REDUCE_ALG_BINOMIAL |
-                                1ull << PAT_REDUCE_ALG_RING));
+  assert_true(c->candidates ==
+              (1ull << PAT_REDUCE_ALG_BINOMIAL | 1ull << PAT_REDUCE_ALG_RING));
   pat_rules_free(rs);
   unlink(path);
 
@@ -145,7 +146,16 @@ static void bad_files_name_file_and_line(void **state) {
       {"* * pipeline PAT_REDUCE_RULES=x\n",
        ":1: PAT_REDUCE_RULES is not a setting a rule can give"},
       {"* * pipeline SEGMENTS\n", ":1: 'SEGMENTS' is not a setting"},
-      {"* * clairvoyant PREDICTOR=sma:0\n", ":1: "},
+      {"* * clairvoyant SEGMENTS=0x\n", ":1: PAT_REDUCE_SEGMENTS=0x"},
+      /* the PAT layer's: a communicator keeps them from the environment */
+      {"* * clairvoyant PREDICTOR=ema:0.3\n",
+       ":1: PREDICTOR is not a setting a rule can give"},
+      {"* * clairvoyant EXCHANGE_LAG=2\n",
+       ":1: EXCHANGE_LAG is not a setting a rule can give"},
+      {"* * clairvoyant MODEL=m\n",
+       ":1: MODEL is not a setting a rule can give"},
+      {"* * clairvoyant ROUND_COST=1ms\n",
+       ":1: ROUND_COST is not a setting a rule can give"},
   };
   (void)state;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
