@@ -93,6 +93,7 @@ typedef struct pending {
   long call; /* -1 once scored */
   pat_reduce_alg aware, blind;
   pat_sched_params params; /* arrivals: predicted (owned) */
+  pat_replay *replay;      /* the aware choice's plan, if it planned */
   long ran_call;           /* the scored call whose realized time is due */
   pat_reduce_alg ran;      /* the row that ran */
   double ran_est;          /* its estimate under the real arrivals */
@@ -106,6 +107,7 @@ struct pat_auto {
   int have, have_blind;
   pat_sched_params key, blind_key;
   pat_reduce_alg aware, blind;
+  pat_replay *aware_replay; /* the aware choice's plan, if it planned */
   /* decisions not scored yet, a ring by call */
   pending wait[PAT_AUTO_PENDING];
   /* the last scores (aware minus blind) and how many there were */
@@ -124,6 +126,20 @@ struct pat_auto {
   void *ctx;
 };
 
+/* The default planner: the schedule built for rank 0 alone, and freed. */
+static double built_plan(void *ctx, pat_reduce_alg alg,
+                         const pat_sched_params *p, pat_replay **replay) {
+  pat_schedule *sched = NULL;
+  double t = INFINITY;
+  (void)ctx;
+  if (pat_schedule_build(alg, p, 0, &sched) == PAT_SUCCESS) {
+    t = pat_schedule_predicted_time(sched) - pat_sched_first_arrival(p);
+    *replay = pat_replay_ref(pat_schedule_replay(sched));
+  }
+  pat_schedule_free(sched);
+  return t;
+}
+
 pat_auto *pat_auto_alloc(int nranks) {
   pat_auto *s = calloc(1, sizeof *s);
   if (s != NULL) {
@@ -133,6 +149,7 @@ pat_auto *pat_auto_alloc(int nranks) {
     for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
       s->corr[a] = 1;
     s->env = 1;
+    s->planner = built_plan;
   }
   return s;
 }
@@ -142,72 +159,106 @@ void pat_auto_free(pat_auto *s) {
     return;
   free((void *)s->key.arrivals);
   free((void *)s->blind_key.arrivals);
-  for (int i = 0; i < PAT_AUTO_PENDING; i++)
+  pat_replay_free(s->aware_replay);
+  for (int i = 0; i < PAT_AUTO_PENDING; i++) {
     free((void *)s->wait[i].params.arrivals);
+    pat_replay_free(s->wait[i].replay);
+  }
   free(s);
 }
 
 int pat_auto_blind(const pat_auto *s) { return s->blind_mode; }
 
 void pat_auto_set_planner(pat_auto *s, pat_auto_planner planner, void *ctx) {
-  s->planner = planner;
+  s->planner = planner != NULL ? planner : built_plan;
   s->ctx = ctx;
+}
+
+/* Whether least_of weighs row a: in mask, with an estimate, serving
+ * props, and planning with arrivals only when aware and given some. */
+static int weighed(int a, const pat_sched_params *params,
+                   const pat_call_props *props, int aware,
+                   unsigned long long mask) {
+  const pat_alg_row *row = pat_alg_table[a];
+  return (mask & (1ull << a)) && row->estimate != NULL &&
+         pat_alg_unmet(row, props) == 0 &&
+         !(row->uses_arrivals && (!aware || params->arrivals == NULL));
 }
 
 /* The least estimate among the rows of mask that can serve props; aware:
  * with params' arrivals, the rows that plan with them included.  The
- * cheap estimates first; a costly one (a row with a bound) only if its
- * bound could beat them by more than PAT_AUTO_SKIP.  Writes INFINITY to
- * *t when no row of mask serves props. */
+ * cheap estimates first, but not a row's whose estimate is never below
+ * another weighed row's (pat_alg_row.never_below); a costly one (a row
+ * with a bound) only if its bound could beat them by more than
+ * PAT_AUTO_SKIP, planned by the planner, which also gives the plan's
+ * replay: *replay gets the winner's (NULL if it did not plan; replay NULL:
+ * not wanted).  Writes INFINITY to *t when no row of mask serves props. */
 static pat_reduce_alg least_of(const pat_auto *s,
                                const pat_sched_params *params,
                                const pat_call_props *props, int aware,
-                               unsigned long long mask, double *t_out) {
+                               unsigned long long mask, double *t_out,
+                               pat_replay **replay) {
   pat_reduce_alg best = PAT_REDUCE_ALG_BINOMIAL;
   double best_t = INFINITY;
+  pat_replay *best_replay = NULL;
   pat_sched_params p = *params;
   if (!aware)
     p.arrivals = NULL;
   for (int costly = 0; costly < 2; costly++)
     for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
       const pat_alg_row *row = pat_alg_table[a];
+      pat_replay *r = NULL;
       double t;
-      if (!(mask & (1ull << a)) || row->estimate == NULL ||
-          (row->bound != NULL) != costly || pat_alg_unmet(row, props) != 0 ||
-          (row->uses_arrivals && (!aware || params->arrivals == NULL)))
+      if (!weighed(a, params, props, aware, mask) ||
+          (row->bound != NULL) != costly ||
+          (row->never_below != NULL &&
+           weighed(row->never_below->id, params, props, aware, mask)))
         continue;
       if (costly && s->corr[a] * row->bound(&p) >= best_t * (1 - PAT_AUTO_SKIP))
         continue;
-      t = s->corr[a] * (costly && s->planner != NULL
-                            ? s->planner(s->ctx, row->id, &p)
-                            : row->estimate(&p));
+      t = s->corr[a] *
+          (costly ? s->planner(s->ctx, row->id, &p, &r) : row->estimate(&p));
       if (t < best_t || (t == best_t && a < (int)best)) {
         best_t = t; /* ties: the first in the table */
         best = (pat_reduce_alg)a;
+        pat_replay_free(best_replay);
+        best_replay = r;
+      } else {
+        pat_replay_free(r);
       }
     }
   *t_out = best_t;
+  if (replay != NULL)
+    *replay = best_replay;
+  else
+    pat_replay_free(best_replay);
   return best;
 }
 
 /* Among PAT_REDUCE_ALGORITHM's list; when none of it serves the call
  * (none planning without arrivals, for the blind choice), among all. */
 static pat_reduce_alg least(const pat_auto *s, const pat_sched_params *params,
-                            const pat_call_props *props, int aware) {
+                            const pat_call_props *props, int aware,
+                            pat_replay **replay) {
   double t;
-  pat_reduce_alg best =
-      least_of(s, params, props, aware, pat_config_get()->candidates, &t);
-  if (!(t < INFINITY))
-    best = least_of(s, params, props, aware, ~0ull, &t);
+  pat_reduce_alg best = least_of(s, params, props, aware,
+                                 pat_config_get()->candidates, &t, replay);
+  if (!(t < INFINITY)) {
+    if (replay != NULL)
+      pat_replay_free(*replay);
+    best = least_of(s, params, props, aware, ~0ull, &t, replay);
+  }
   return best;
 }
 
-/* What a choice planned with p would have taken under actual arrivals. */
+/* What a choice planned with p would have taken under actual arrivals:
+ * a plan's replay (replay NULL: planned again). */
 static double under(pat_reduce_alg alg, const pat_sched_params *p,
-                    const double *actual) {
+                    const pat_replay *replay, const double *actual) {
   pat_sched_params q = *p;
   if (pat_alg_table[alg]->uses_arrivals)
-    return pat_clairvoyant_estimate(p, actual);
+    return replay != NULL ? pat_replay_time(replay, actual)
+                          : pat_clairvoyant_estimate(p, actual);
   q.arrivals = actual;
   return pat_alg_table[alg]->estimate(&q);
 }
@@ -265,8 +316,11 @@ static void score(pat_auto *s, const double *actual, long call) {
   if (w->call != call)
     return; /* not kept, or scored already */
   w->call = -1;
-  aware = under(w->aware, &w->params, actual);
-  blind = w->aware == w->blind ? aware : under(w->blind, &w->params, actual);
+  aware = under(w->aware, &w->params, w->replay, actual);
+  blind = w->aware == w->blind ? aware
+                               : under(w->blind, &w->params, NULL, actual);
+  pat_replay_free(w->replay);
+  w->replay = NULL;
   w->ran = w->blind_mode ? w->blind : w->aware;
   w->ran_est = w->blind_mode ? blind : aware;
   w->ran_call = call;
@@ -329,18 +383,22 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
   pat_sched_params balanced = *p;
   balanced.arrivals = NULL;
   if (!s->have_blind || !same_inputs(&s->blind_key, &balanced)) {
-    s->blind = least(s, p, props, 0);
+    s->blind = least(s, p, props, 0, NULL);
     s->have_blind = keep(&s->blind_key, &balanced);
   }
   if (!s->have || !same_inputs(&s->key, p)) {
-    s->aware = least(s, p, props, 1);
+    pat_replay_free(s->aware_replay);
+    s->aware = least(s, p, props, 1, &s->aware_replay);
     s->have = keep(&s->key, p);
   }
   score(s, observed, observed_call);
   *switched = decide_mode(s);
   if (call >= 0) { /* kept for scoring once its arrivals are known */
     pending *w = &s->wait[call % pending_slots(s)];
+    pat_replay_free(w->replay); /* a decision never scored */
+    w->replay = NULL;
     if (keep(&w->params, p)) {
+      w->replay = pat_replay_ref(s->aware_replay);
       w->call = call;
       w->aware = s->aware;
       w->blind = s->blind;
@@ -360,13 +418,14 @@ typedef struct comm_ctx {
 } comm_ctx;
 
 static double cached_plan(void *ctx, pat_reduce_alg alg,
-                          const pat_sched_params *p) {
+                          const pat_sched_params *p, pat_replay **replay) {
   comm_ctx *x = ctx;
   const pat_schedule *sched = NULL;
   const pat_deps *deps = NULL;
   if (pat_comm_state_schedule(x->state, alg, p, x->rank, &sched, &deps) !=
       PAT_SUCCESS)
     return INFINITY;
+  *replay = pat_replay_ref(pat_schedule_replay(sched));
   return pat_schedule_predicted_time(sched) - pat_sched_first_arrival(p);
 }
 

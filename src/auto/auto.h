@@ -41,11 +41,14 @@ void pat_auto_realized(pat_auto *a, long call, double seconds);
 double pat_auto_correction(const pat_auto *a, pat_reduce_alg alg);
 
 /* Where a costly estimate (a row with a bound: clairvoyant's plan) comes
- * from instead of the row's estimate: auto builds it as the schedule the
- * call will run, through the communicator's cache.  Returns the modeled
- * time after the earliest arrival. */
+ * from: the schedule the call will run, built through the communicator's
+ * cache (by default, without a planner: built for rank 0 and freed).
+ * Returns the modeled time after the earliest arrival, and in *replay a
+ * reference to the schedule's replay (NULL if it has none), with which
+ * auto scores the plan once the real arrivals are known. */
 typedef double (*pat_auto_planner)(void *ctx, pat_reduce_alg alg,
-                                   const pat_sched_params *params);
+                                   const pat_sched_params *params,
+                                   pat_replay **replay);
 void pat_auto_set_planner(pat_auto *a, pat_auto_planner planner, void *ctx);
 
 /* 1 while auto chooses without the predictions. */

@@ -112,8 +112,8 @@ static double subtree_ready(const pat_sched_params *p, int base, int n,
     double port = own, done = own;
     for (int mask = 1; mask < n && !(v & mask); mask <<= 1)
       if (v + mask < n) {
-        port = fmax(port, ready[v + mask]) + wire;
-        done = fmax(done, port) + work;
+        port = (ready[v + mask] > port ? ready[v + mask] : port) + wire;
+        done = (port > done ? port : done) + work;
       }
     ready[v] = done;
   }

@@ -250,11 +250,13 @@ static int atomic_plan(const pat_sched_params *p, double d, merge *m,
 /* The earliest and the latest of p's arrivals. */
 static void arrival_range(const pat_sched_params *p, double *first,
                           double *last) {
-  *first = *last = p->arrivals[0];
+  double lo = p->arrivals[0], hi = lo; /* locals: no store per rank */
   for (int r = 1; r < p->nranks; r++) {
-    *first = p->arrivals[r] < *first ? p->arrivals[r] : *first;
-    *last = p->arrivals[r] > *last ? p->arrivals[r] : *last;
+    lo = p->arrivals[r] < lo ? p->arrivals[r] : lo;
+    hi = p->arrivals[r] > hi ? p->arrivals[r] : hi;
   }
+  *first = lo;
+  *last = hi;
 }
 
 /* The merges of nseg >= 2 segments into *out (*nm of them, round order)
@@ -543,44 +545,21 @@ int pat_clairvoyant_segments(const pat_sched_params *p, int configured) {
   return nseg;
 }
 
-/* The plan's merges run under other arrivals, in plan order: a transfer
- * starts once its sender holds the segment's partial, its receiver has
- * arrived (and holds its partial) and both ports are free, and ends a
- * segment round d later; the root's last segment ends it.  For one
- * segment this is the plan's tree taking its children in its order. */
-static double replay(const pat_sched_params *p, int nseg, const merge *m,
-                     int nm, const double *actual) {
-  int P = p->nranks;
+/* The plan's merges as a replay (replay.c: the plan run under other
+ * arrivals, in plan order; for one segment its tree taking its children
+ * in its order), or NULL without memory. */
+static pat_replay *to_replay(const pat_sched_params *p, int nseg,
+                             const merge *m, int nm) {
   double d = nseg > 1 ? pat_clairvoyant_segment_cost(p, nseg)
                       : pat_sched_round_cost(p);
-  double *ready = malloc((size_t)P * (size_t)nseg * sizeof *ready);
-  double *port = malloc(2 * (size_t)P * sizeof *port), done = -INFINITY;
-  double first = INFINITY;
-  if (ready == NULL || port == NULL) {
-    done = INFINITY;
-    goto out;
-  }
-  for (int r = 0; r < P; r++) {
-    first = fmin(first, actual[r]);
-    port[2 * r] = port[2 * r + 1] = actual[r];
-    for (int s = 0; s < nseg; s++)
-      ready[(size_t)r * nseg + s] = actual[r];
-  }
-  for (int i = 0; i < nm; i++) {
-    double *from = &ready[(size_t)m[i].sender * nseg + m[i].seg];
-    double *into = &ready[(size_t)m[i].receiver * nseg + m[i].seg];
-    double t = later(later(*from, *into),
-                     later(port[2 * m[i].sender], port[2 * m[i].receiver + 1]));
-    *into = t + d;
-    port[2 * m[i].sender] = port[2 * m[i].receiver + 1] = t + d;
-  }
-  for (int s = 0; s < nseg; s++)
-    done = later(done, ready[(size_t)p->root * nseg + s]);
-  done -= first;
-out:
-  free(ready);
-  free(port);
-  return done;
+  pat_replay *r = pat_replay_alloc(p->nranks, p->root, nseg, d, nm);
+  for (int i = 0; r != NULL && i < nm; i++)
+    if (pat_replay_set(r, i, m[i].sender, m[i].receiver, m[i].seg) !=
+        PAT_SUCCESS) {
+      pat_replay_free(r);
+      r = NULL;
+    }
+  return r;
 }
 
 double pat_clairvoyant_estimate(const pat_sched_params *planned,
@@ -601,7 +580,9 @@ double pat_clairvoyant_estimate(const pat_sched_params *planned,
       PAT_SUCCESS) {
     done = INFINITY;
   } else if (actual != NULL) {
-    done = replay(&q, nseg, m, nm, actual);
+    pat_replay *r = to_replay(&q, nseg, m, nm);
+    done = pat_replay_time(r, actual);
+    pat_replay_free(r);
   } else {
     arrival_range(&q, &first, &last);
     done -= first;
@@ -667,8 +648,13 @@ static int clairvoyant_build(const pat_sched_params *p, int rank,
       hash = hash_mix(hash, (unsigned long long)m[i].seg);
   }
   err = emit(p, rank, m, nm, nseg, sched);
-  if (err == PAT_SUCCESS)
+  if (err == PAT_SUCCESS) {
+    pat_replay *r = to_replay(p, nseg, m, nm);
     pat_schedule_set_prediction(sched, done, hash);
+    pat_schedule_set_replay(sched, r); /* auto scores the plan with it */
+    if (r == NULL)
+      err = PAT_ERR_NO_MEMORY;
+  }
   /* the plan's rounds keep the send ports busy: a send posted a round
    * early slows the round's own (simulated at P = 128, 2 MiB: 1.25x the
    * plan with 4 posted ahead, 1.11x with 1, exactly the plan with none;

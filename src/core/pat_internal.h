@@ -157,6 +157,12 @@ typedef struct pat_alg_row {
   /* A lower bound of estimate in O(P), where estimate itself is costly
    * (clairvoyant's plan); NULL: estimate is cheap. */
   double (*bound)(const pat_sched_params *params);
+  /* A row whose estimate this row's is never below for the same call
+   * (native's is binomial's, localredirect's binomial's with more
+   * latency): auto does not weigh this row while it weighs that one, which
+   * wins the ties anyway (the earlier row).  NULL: none.  unit_estimate
+   * checks the claim. */
+  const struct pat_alg_row *never_below;
   /* tunables: their variables, and the parser filling config_size bytes of
    * the configuration cache (pat_config_alg) */
   const pat_env_var *env;
@@ -219,6 +225,28 @@ void pat_schedule_put(pat_schedule *sched, int rank, int *err,
  * the hash of the tree they built (pat_schedule_hash). */
 void pat_schedule_set_prediction(pat_schedule *sched, double completion,
                                  unsigned long long hash);
+
+/* A plan's transfers in order, replayable under other arrivals
+ * (replay.c): what a planning builder's schedule carries so that its
+ * plan can be scored under the real arrivals without planning it again.
+ * pat_replay_alloc: n transfers to set, for nseg segments of one round d
+ * each (NULL on bad arguments or no memory); pat_replay_set: transfer i
+ * (PAT_ERR_INVALID_ARG naming nothing: a bad rank, segment or index);
+ * pat_replay_time: the plan's completion after the earliest of actual's
+ * arrivals (INFINITY if r is NULL); references: _ref adds one, _free
+ * drops one (NULL ok). */
+typedef struct pat_replay pat_replay;
+pat_replay *pat_replay_alloc(int nranks, int root, int nseg, double d, int n);
+int pat_replay_set(pat_replay *r, int i, int sender, int receiver, int seg);
+double pat_replay_time(const pat_replay *r, const double *actual);
+pat_replay *pat_replay_ref(pat_replay *r);
+void pat_replay_free(pat_replay *r);
+
+/* A planning builder attaches its plan's replay (the schedule takes the
+ * reference); pat_schedule_replay: it, or NULL (borrowed: pat_replay_ref
+ * to keep it beyond the schedule). */
+void pat_schedule_set_replay(pat_schedule *sched, pat_replay *replay);
+pat_replay *pat_schedule_replay(const pat_schedule *sched);
 
 /* A builder whose rounds keep every send port busy (the segmented
  * clairvoyant plan) bounds the sends of later rounds posted early to n:

@@ -25,6 +25,7 @@ struct pat_schedule {
   double predicted;        /* builder's predicted completion, or NaN */
   unsigned long long hash; /* builder's hash of the whole tree */
   int sends_ahead;         /* the builder's bound on early sends, or -1 */
+  pat_replay *replay;      /* the builder's plan, replayable, or NULL */
 };
 
 static int params_ok(const pat_sched_params *p) {
@@ -77,6 +78,7 @@ void pat_schedule_free(pat_schedule *sched) {
     free(sched->progs[r].ops);
   free(sched->progs);
   free(sched->arrivals);
+  pat_replay_free(sched->replay);
   free(sched);
 }
 
@@ -103,6 +105,15 @@ void pat_schedule_set_prediction(pat_schedule *sched, double completion,
                                  unsigned long long hash) {
   sched->predicted = completion;
   sched->hash = hash;
+}
+
+void pat_schedule_set_replay(pat_schedule *sched, pat_replay *replay) {
+  pat_replay_free(sched->replay);
+  sched->replay = replay;
+}
+
+pat_replay *pat_schedule_replay(const pat_schedule *sched) {
+  return sched != NULL ? sched->replay : NULL;
 }
 
 static int rank_ok(const pat_schedule *s, int rank) {
@@ -276,20 +287,25 @@ double pat_sched_round_cost(const pat_sched_params *params) {
                               (double)params->count * params->elem_size);
 }
 
+/* Comparisons rather than fmin/fmax (a libm call each, half of auto's
+ * decision time at P = 128: patautospeed); a NaN arrival is skipped
+ * alike. */
 double pat_sched_first_arrival(const pat_sched_params *params) {
   double lo = INFINITY;
   if (params->arrivals == NULL || params->nranks < 1)
     return 0;
   for (int r = 0; r < params->nranks; r++)
-    lo = fmin(lo, params->arrivals[r]);
+    lo = params->arrivals[r] < lo ? params->arrivals[r] : lo;
   return lo;
 }
 
 double pat_sched_spread(const pat_sched_params *params) {
-  double hi = -INFINITY;
+  double hi = -INFINITY, lo = INFINITY;
   if (params->arrivals == NULL || params->nranks < 1)
     return 0;
-  for (int r = 0; r < params->nranks; r++)
-    hi = fmax(hi, params->arrivals[r]);
-  return hi - pat_sched_first_arrival(params);
+  for (int r = 0; r < params->nranks; r++) {
+    hi = params->arrivals[r] > hi ? params->arrivals[r] : hi;
+    lo = params->arrivals[r] < lo ? params->arrivals[r] : lo;
+  }
+  return hi - lo;
 }

@@ -78,6 +78,8 @@
 #include "core/pat_internal.h"
 #include "localredirect/localredirect.h"
 
+extern const pat_alg_row pat_alg_binomial; /* never_below */
+
 /* Control message kinds (the data message, SEND, has a tag of its own). */
 enum { LR_DONE = 1, LR_OK, LR_ACK, LR_REDIRECT, LR_MSG_LEFT };
 
@@ -685,6 +687,7 @@ const pat_alg_row pat_alg_localredirect = {
                    "absorbs imbalance without prediction (thesis Alg. 9)",
     .run = localredirect_run,
     .estimate = lr_estimate,
+    .never_below = &pat_alg_binomial,
     .fallback = PAT_REDUCE_ALG_LOCALREDIRECT,
     .env = lr_env,
     .config_size = sizeof(pat_lr_config),

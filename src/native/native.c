@@ -13,6 +13,8 @@
  */
 #include "core/pat_internal.h"
 
+extern const pat_alg_row pat_alg_binomial;
+
 static double native_estimate(const pat_sched_params *p) {
   return pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(p);
 }
@@ -30,4 +32,5 @@ const pat_alg_row pat_alg_native = {.id = PAT_REDUCE_ALG_NATIVE,
                                         "the MPI library's own PMPI_Reduce",
                                     .run = native_run,
                                     .estimate = native_estimate,
+                                    .never_below = &pat_alg_binomial,
                                     .fallback = PAT_REDUCE_ALG_NATIVE};

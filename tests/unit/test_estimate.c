@@ -2,7 +2,8 @@
  * what auto compares): balanced, each within 10% of the byte model's
  * simulation of the row's schedule; binomial's under random arrivals too;
  * clairvoyant's the builder's own prediction, and its replay of a plan
- * under other arrivals within 10% of simulating that plan's schedule. */
+ * under other arrivals within 10% of simulating that plan's schedule;
+ * rows never below another; the replay type (replay.c). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -173,6 +174,10 @@ static void clairvoyant_plan_and_replay(void **state) {
                 1e-12 * est);
     assert_true(fabs(pat_clairvoyant_estimate(&p, planned) - est) <=
                 1e-12 * est);
+    /* the schedule carries its plan: replayed, the same as planning again */
+    assert_non_null(pat_schedule_replay(s));
+    assert_true(pat_replay_time(pat_schedule_replay(s), actual) ==
+                pat_clairvoyant_estimate(&p, actual));
     {
       double t = -1, afirst = INFINITY;
       assert_int_equal(pat_schedule_simulate(s, actual, NULL, &t), PAT_SUCCESS);
@@ -186,6 +191,68 @@ static void clairvoyant_plan_and_replay(void **state) {
   gsl_rng_free(rng);
 }
 
+/* A row that claims never to be below another (auto skips it while it
+ * weighs that one) is not, under random calls and arrivals. */
+static void never_below_holds(void **state) {
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  double arr[64];
+  int claims = 0;
+  (void)state;
+  gsl_rng_set(rng, 11);
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+    const pat_alg_row *row = pat_alg_table[a], *other = row->never_below;
+    if (other == NULL)
+      continue;
+    claims++;
+    assert_non_null(other->estimate);
+    assert_true(other->id < row->id); /* the ties go to it */
+    for (int trial = 0; trial < 200; trial++) {
+      int P = 1 + (int)gsl_rng_uniform_int(rng, 64);
+      int count = 1 << gsl_rng_uniform_int(rng, 20);
+      pat_sched_params p =
+          params(P, (int)gsl_rng_uniform_int(rng, P), count,
+                 (int)gsl_rng_uniform_int(rng, 2), trial % 3 ? arr : NULL);
+      for (int r = 0; r < P; r++)
+        arr[r] = gsl_rng_uniform(rng) < 0.2 ? 1e-3 * gsl_rng_uniform(rng) : 0;
+      if (!(row->estimate(&p) >= other->estimate(&p)))
+        fail_msg("%s below %s: P=%d count=%d", row->name, other->name, P,
+                 count);
+    }
+  }
+  assert_true(claims >= 2); /* native and localredirect */
+  gsl_rng_free(rng);
+}
+
+/* A replay by hand: its arguments checked, its time the ports' and
+ * partials' dataflow, its references counted. */
+static void replay_by_hand(void **state) {
+  double arr[3] = {0, 5, 1};
+  pat_replay *r;
+  (void)state;
+  assert_null(pat_replay_alloc(0, 0, 1, 1, 0));
+  assert_null(pat_replay_alloc(3, 3, 1, 1, 0));
+  assert_null(pat_replay_alloc(3, 0, 0, 1, 0));
+  assert_null(pat_replay_alloc(3, 0, 1, NAN, 0));
+  r = pat_replay_alloc(3, 0, 1, 1.0, 2);
+  assert_non_null(r);
+  assert_int_equal(pat_replay_set(r, 2, 1, 0, 0), PAT_ERR_INVALID_ARG);
+  assert_int_equal(pat_replay_set(r, 0, 1, 1, 0), PAT_ERR_INVALID_ARG);
+  assert_int_equal(pat_replay_set(r, 0, 1, 0, 1), PAT_ERR_INVALID_ARG);
+  /* 2 -> 0 from 1 to 2; 1 -> 0 from 5 (its arrival) to 6 */
+  assert_int_equal(pat_replay_set(r, 0, 2, 0, 0), PAT_SUCCESS);
+  assert_int_equal(pat_replay_set(r, 1, 1, 0, 0), PAT_SUCCESS);
+  assert_true(pat_replay_time(r, arr) == 6.0);
+  /* 0 late: both transfers wait for it, one port: 7 + 1 + 1 */
+  arr[0] = 7;
+  assert_true(pat_replay_time(r, arr) == 9.0 - 1.0);
+  assert_true(pat_replay_time(NULL, arr) == INFINITY);
+  assert_ptr_equal(pat_replay_ref(r), r);
+  pat_replay_free(r);
+  assert_true(pat_replay_time(r, arr) == 8.0); /* still held */
+  pat_replay_free(r);
+  pat_replay_free(NULL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(rows_with_estimates),
@@ -193,6 +260,8 @@ int main(void) {
       cmocka_unit_test(balanced_within_ten_percent),
       cmocka_unit_test(binomial_under_arrivals),
       cmocka_unit_test(clairvoyant_plan_and_replay),
+      cmocka_unit_test(never_below_holds),
+      cmocka_unit_test(replay_by_hand),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
