@@ -27,16 +27,31 @@
  * reference while nothing is measured): the estimates compare message
  * sizes, so a latency-only placeholder would not do.
  *
+ * Trial.  A planning row that becomes the choice runs one call on trial;
+ * until that call's realized time comes (the exchange's lag and
+ * interval later), the blind choice runs, and once it came the row is
+ * trusted while it stays the choice (its correction now counts the
+ * trial).  A plan the network runs slower than modeled so costs one
+ * call, not every call until the first realized time (SMPI, P = 64, 8 B
+ * balanced, exchanging every 8th call: auto ran the plan for 8 calls at
+ * 1.5x binomial's time; with the trial, binomial's median).  A trial
+ * whose realized time does not come within the pending calls is repeated.
+ *
  * Cost per call.  The estimates: O(P) each for the bandwidth rows and
- * binomial, the clairvoyant plan (O(P log P) atomic; segmented: its bounded
- * search, clairvoyant.c) under the prediction and, when scoring, again
- * under the real arrivals.  Both choices are kept while the inputs
- * (count, root, op properties, model and, for the aware one, the
- * prediction) repeat, and then cost nothing; the PAT layer rounds
- * predictions to an eighth of a round (pat_state_predict), so a
- * prediction that moved by less is the same one.  Memory: the predictions of the calls not yet scored (at
- * most PAT_REDUCE_EXCHANGE_LAG + 2 patterns of P doubles: a call's
- * decision waits that long for its arrivals).
+ * binomial (native and localredirect are not weighed while binomial is:
+ * pat_alg_row.never_below), the clairvoyant plan (O(P log P) atomic;
+ * segmented: its bounded search, clairvoyant.c) under the prediction,
+ * built as the schedule the call runs when it wins; when scoring, the
+ * plan's replay (replay.c, O(transfers)) under the real arrivals.  Both
+ * choices are kept while the inputs (count, root, op properties, model
+ * and, for the aware one, the prediction) repeat, and then cost nothing;
+ * the PAT layer rounds predictions to an eighth of a round
+ * (pat_state_predict), so a prediction that moved by less is the same
+ * one.  patautospeed: at P = 128, 64 KiB, 1.4-2.0% of the modeled
+ * reduction balanced, 1.4-1.9% with a rank late (the plan's building
+ * aside: clairvoyant pays it too).  Memory: the predictions and plans of
+ * the calls not yet scored (pending_slots: the exchange's lag + interval
+ * + 1 patterns of P doubles, and references to their plans).
  *
  * Candidates.  PAT_REDUCE_ALGORITHM as a list names them (a,b,c) or the
  * rows left out (^a,b); when none of them can serve a call, every row
@@ -121,7 +136,13 @@ struct pat_auto {
    * arrivals: what the machine adds to every row (the stamp exchange,
    * skew), which is no reason to prefer one row to another */
   double env;
-  /* where a costly estimate comes from (NULL: the row's estimate) */
+  /* Trial: a planning row that becomes the choice runs one call (the
+   * trial call); then, until that call's realized time comes, the blind
+   * choice runs; once it came, the row is trusted while it stays the
+   * choice.  -1: none. */
+  long trial_call;
+  int trusted;
+  /* where a costly estimate (a plan) comes from */
   pat_auto_planner planner;
   void *ctx;
 };
@@ -150,6 +171,8 @@ pat_auto *pat_auto_alloc(int nranks) {
       s->corr[a] = 1;
     s->env = 1;
     s->planner = built_plan;
+    s->trial_call = -1;
+    s->trusted = -1;
   }
   return s;
 }
@@ -321,8 +344,9 @@ static void score(pat_auto *s, const double *actual, long call) {
                                : under(w->blind, &w->params, NULL, actual);
   pat_replay_free(w->replay);
   w->replay = NULL;
-  w->ran = w->blind_mode ? w->blind : w->aware;
-  w->ran_est = w->blind_mode ? blind : aware;
+  w->ran_est = w->ran == w->aware ? aware
+               : w->ran == w->blind ? blind
+                                    : under(w->ran, &w->params, NULL, actual);
   w->ran_call = call;
   s->diff[s->scored++ % PAT_AUTO_WINDOW] =
       w->aware == w->blind
@@ -339,6 +363,10 @@ void pat_auto_realized(pat_auto *s, long call, double seconds) {
   if (w->ran_call != call || !(w->ran_est > 0) || !isfinite(w->ran_est))
     return;
   w->ran_call = -1;
+  if (call == s->trial_call) { /* the trial is measured: trusted from now */
+    s->trial_call = -1;
+    s->trusted = (int)w->ran;
+  }
   r = fmin(fmax(seconds / w->ran_est, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
   if (!pat_alg_table[w->ran]->uses_arrivals)
     s->env = exp((1 - PAT_AUTO_CORR_WEIGHT) * log(s->env) +
@@ -381,6 +409,7 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
                                const double *observed, long observed_call,
                                int *switched) {
   pat_sched_params balanced = *p;
+  pat_reduce_alg run;
   balanced.arrivals = NULL;
   if (!s->have_blind || !same_inputs(&s->blind_key, &balanced)) {
     s->blind = least(s, p, props, 0, NULL);
@@ -393,6 +422,19 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
   }
   score(s, observed, observed_call);
   *switched = decide_mode(s);
+  run = s->blind_mode ? s->blind : s->aware;
+  if (call >= 0 && pat_alg_table[run]->uses_arrivals) {
+    if (s->trial_call >= 0 && call - s->trial_call > pending_slots(s))
+      s->trial_call = -1; /* its realized time did not come: try again */
+    if ((int)run != s->trusted) {
+      if (s->trial_call < 0)
+        s->trial_call = call; /* one call on trial */
+      else
+        run = s->blind; /* until the trial's realized time comes */
+    }
+  } else if (call >= 0) {
+    s->trusted = -1; /* trust lapses when the row is not the choice */
+  }
   if (call >= 0) { /* kept for scoring once its arrivals are known */
     pending *w = &s->wait[call % pending_slots(s)];
     pat_replay_free(w->replay); /* a decision never scored */
@@ -403,10 +445,11 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
       w->aware = s->aware;
       w->blind = s->blind;
       w->blind_mode = s->blind_mode;
+      w->ran = run;
       w->ran_call = -1;
     }
   }
-  return s->blind_mode ? s->blind : s->aware;
+  return run;
 }
 
 /* The communicator a pat_auto decides for: a plan is built as this rank's

@@ -2,8 +2,8 @@
  * picks simulates within 10% of the best candidate's simulation, balanced
  * or with late ranks, small messages or large; with predictions that are
  * always wrong it turns them off within a window of scored calls, and
- * back on once they are right again; the same inputs give the same
- * choice. */
+ * back on once they are right again; a planning row runs on trial until
+ * its realized time comes; the same inputs give the same choice. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -40,6 +40,19 @@ static double simulated(pat_reduce_alg alg, const pat_sched_params *p) {
   for (int r = 0; r < p->nranks; r++)
     first = fmin(first, p->arrivals != NULL ? p->arrivals[r] : 0);
   return t - first;
+}
+
+/* The realized time the PAT layer would report for a call that ran row
+ * ran, planned for planned's arrivals, when arrivals actual came and the
+ * row takes factor times its model: auto runs a planning row for one
+ * call and waits for this before it trusts it. */
+static double realized(pat_reduce_alg ran, const pat_sched_params *planned,
+                       const double *actual, double factor) {
+  pat_sched_params q = *planned;
+  if (pat_alg_table[ran]->uses_arrivals)
+    return factor * pat_clairvoyant_estimate(planned, actual);
+  q.arrivals = actual;
+  return factor * pat_alg_table[ran]->estimate(&q);
 }
 
 /* auto's pick against every candidate, all simulated (P = 16: the ring's
@@ -99,7 +112,7 @@ static void wrong_predictions_turned_off_and_back_on(void **state) {
   pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
   double d = pat_sched_round_cost(&p);
   pat_auto *au = pat_auto_alloc(P);
-  pat_reduce_alg aware, pick;
+  pat_reduce_alg aware, pick, ran[CALLS];
   int switched, off_at = -1, on_at = -1;
   (void)state;
   for (int r = 0; r < P; r++)
@@ -114,8 +127,10 @@ static void wrong_predictions_turned_off_and_back_on(void **state) {
      * from 20 on the prediction is right */
     for (int r = 0; r < P; r++)
       actual[k][r] = k < 20 ? (r == 1) * 6 * d : predicted[r];
-    pick = pat_auto_decide(au, &p, &props, k, k > 0 ? actual[k - 1] : NULL,
-                           k - 1, &switched);
+    if (k >= 2) /* rows run as modeled */
+      pat_auto_realized(au, k - 2, realized(ran[k - 2], &p, actual[k - 2], 1));
+    pick = ran[k] = pat_auto_decide(
+        au, &p, &props, k, k > 0 ? actual[k - 1] : NULL, k - 1, &switched);
     if (switched && pat_auto_blind(au) && off_at < 0)
       off_at = k;
     if (switched && !pat_auto_blind(au) && off_at >= 0 && on_at < 0)
@@ -145,27 +160,33 @@ static void realized_times_correct_the_estimates(void **state) {
   pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
   double d = pat_sched_round_cost(&p), est = 0;
   pat_auto *au = pat_auto_alloc(P);
-  pat_reduce_alg pick = PAT_REDUCE_ALG_COUNT, first;
+  pat_reduce_alg pick = PAT_REDUCE_ALG_COUNT, first, ran[CALLS];
   int switched, moved_at = -1;
   (void)state;
   for (int r = 0; r < P; r++)
     predicted[r] = r == P - 1 ? 2 * d : 0;
   first = pat_auto_decide(au, &p, &props, -1, NULL, -1, &switched);
   assert_int_equal(first, PAT_REDUCE_ALG_CLAIRVOYANT);
-  for (int k = 0; k < CALLS; k++) {
-    pat_reduce_alg ran;
-    /* call k - 2's realized time comes one call after its arrivals */
+  for (int k = 0, ran_once = 0; k < CALLS; k++) {
+    /* call k - 2's realized time comes one call after its arrivals;
+     * clairvoyant takes twice its estimate */
     if (k >= 2)
-      pat_auto_realized(au, k - 2,
-                        2 * pat_alg_table[PAT_REDUCE_ALG_CLAIRVOYANT]->estimate(
-                                &p));
-    ran = pat_auto_decide(au, &p, &props, k, k > 0 ? predicted : NULL, k - 1,
-                          &switched);
-    if (ran != PAT_REDUCE_ALG_CLAIRVOYANT && moved_at < 0) {
+      pat_auto_realized(
+          au, k - 2,
+          realized(ran[k - 2], &p, predicted,
+                   ran[k - 2] == PAT_REDUCE_ALG_CLAIRVOYANT ? 2 : 1));
+    ran[k] = pat_auto_decide(au, &p, &props, k, k > 0 ? predicted : NULL,
+                             k - 1, &switched);
+    /* it runs once, on trial (call 0), the blind choice while its
+     * realized time is due (call 1), then again once it came (call 2) */
+    if (k <= 2)
+      assert_true((ran[k] == PAT_REDUCE_ALG_CLAIRVOYANT) == (k != 1));
+    ran_once |= ran[k] == PAT_REDUCE_ALG_CLAIRVOYANT && k >= 2;
+    if (ran_once && ran[k] != PAT_REDUCE_ALG_CLAIRVOYANT && moved_at < 0) {
       moved_at = k;
       est = pat_auto_correction(au, PAT_REDUCE_ALG_CLAIRVOYANT);
     }
-    pick = ran;
+    pick = ran[k];
   }
   print_message("clairvoyant's correction %.3f when auto moved at call %d "
                 "to %s\n",
@@ -177,14 +198,14 @@ static void realized_times_correct_the_estimates(void **state) {
    * fades while it does not run, and it comes back */
   {
     int back_at = -1;
-    pat_reduce_alg ran[300];
+    pat_reduce_alg later[300];
     for (int k = CALLS; k < CALLS + 300 && back_at < 0; k++) {
       if (k >= CALLS + 2)
         pat_auto_realized(au, k - 2,
-                          pat_alg_table[ran[k - 2 - CALLS]]->estimate(&p));
-      ran[k - CALLS] = pat_auto_decide(au, &p, &props, k, predicted, k - 1,
-                                       &switched);
-      if (ran[k - CALLS] == PAT_REDUCE_ALG_CLAIRVOYANT)
+                          realized(later[k - 2 - CALLS], &p, predicted, 1));
+      later[k - CALLS] = pat_auto_decide(au, &p, &props, k, predicted, k - 1,
+                                         &switched);
+      if (later[k - CALLS] == PAT_REDUCE_ALG_CLAIRVOYANT)
         back_at = k;
     }
     print_message("clairvoyant back at call %d\n", back_at);
@@ -193,16 +214,52 @@ static void realized_times_correct_the_estimates(void **state) {
   pat_auto_free(au);
   au = pat_auto_alloc(P);
   for (int k = 0; k < 6; k++) {
-    pat_reduce_alg ran;
-    ran = pat_auto_decide(au, &p, &props, k, k > 0 ? predicted : NULL, k - 1,
-                          &switched);
-    if (k >= 1)
-      pat_auto_realized(au, k - 1,
-                        pat_alg_table[ran]->estimate(&p)); /* as estimated */
+    if (k >= 2) /* as estimated */
+      pat_auto_realized(au, k - 2, realized(ran[k - 2], &p, predicted, 1));
+    ran[k] = pat_auto_decide(au, &p, &props, k, k > 0 ? predicted : NULL,
+                             k - 1, &switched);
   }
   assert_true(fabs(pat_auto_correction(au, PAT_REDUCE_ALG_CLAIRVOYANT) - 1) <
               1e-9);
   assert_true(pat_auto_correction(au, PAT_REDUCE_ALG_BINOMIAL) == 1);
+  pat_auto_free(au);
+}
+
+/* A planning row runs on trial: one call, then the blind choice until
+ * that call's realized time comes; if it never comes (no exchange), the
+ * trial is repeated once the time is overdue, never on back-to-back
+ * calls. */
+static void planning_row_on_trial(void **state) {
+  enum { P = 16, CALLS = 60 };
+  double predicted[P];
+  pat_sched_params p = params(P, 8, predicted);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
+  double d = pat_sched_round_cost(&p);
+  pat_auto *au = pat_auto_alloc(P);
+  pat_reduce_alg ran[CALLS];
+  int sw, trials = 0;
+  (void)state;
+  for (int r = 0; r < P; r++)
+    predicted[r] = r == P - 1 ? 2 * d : 0;
+  for (int k = 0; k < CALLS; k++) {
+    ran[k] = pat_auto_decide(au, &p, &props, k, predicted, k - 1, &sw);
+    trials += ran[k] == PAT_REDUCE_ALG_CLAIRVOYANT;
+    if (k > 0)
+      assert_false(ran[k] == PAT_REDUCE_ALG_CLAIRVOYANT &&
+                   ran[k - 1] == PAT_REDUCE_ALG_CLAIRVOYANT);
+  }
+  assert_int_equal(ran[0], PAT_REDUCE_ALG_CLAIRVOYANT);
+  assert_true(trials >= 3 && trials <= CALLS / 4);
+  /* and with its realized time, as modeled, it runs from then on */
+  pat_auto_free(au);
+  au = pat_auto_alloc(P);
+  for (int k = 0; k < CALLS; k++) {
+    if (k >= 2)
+      pat_auto_realized(au, k - 2, realized(ran[k - 2], &p, predicted, 1));
+    ran[k] = pat_auto_decide(au, &p, &props, k, predicted, k - 1, &sw);
+    if (k >= 2)
+      assert_int_equal(ran[k], PAT_REDUCE_ALG_CLAIRVOYANT);
+  }
   pat_auto_free(au);
 }
 
@@ -249,6 +306,7 @@ static void realized_times_after_a_long_interval(void **state) {
   pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
   double d = pat_sched_round_cost(&p);
   int lag = pat_exchange_lag(P), sw, late = PAT_EXCHANGE_SMALL_EVERY + lag;
+  pat_reduce_alg ran[CALLS];
   double most = 1;
   pat_auto *au = pat_auto_alloc(P);
   (void)state;
@@ -256,11 +314,12 @@ static void realized_times_after_a_long_interval(void **state) {
     predicted[r] = r == P - 1 ? 2 * d : 0;
   for (int k = 0; k < CALLS; k++) {
     if (k >= late)
-      pat_auto_realized(au, k - late,
-                        2 * pat_alg_table[PAT_REDUCE_ALG_CLAIRVOYANT]->estimate(
-                                &p));
-    pat_auto_decide(au, &p, &props, k, k >= lag ? predicted : NULL, k - lag,
-                    &sw);
+      pat_auto_realized(
+          au, k - late,
+          realized(ran[k - late], &p, predicted,
+                   ran[k - late] == PAT_REDUCE_ALG_CLAIRVOYANT ? 2 : 1));
+    ran[k] = pat_auto_decide(au, &p, &props, k, k >= lag ? predicted : NULL,
+                             k - lag, &sw);
     most = fmax(most, pat_auto_correction(au, PAT_REDUCE_ALG_CLAIRVOYANT));
   }
   print_message("clairvoyant's correction up to %.3f with realized times %d "
@@ -365,6 +424,7 @@ int main(void) {
       cmocka_unit_test(realized_times_after_a_long_interval),
       cmocka_unit_test(common_overhead_changes_nothing),
       cmocka_unit_test(flip_flop_engages_steady_releases),
+      cmocka_unit_test(planning_row_on_trial),
       cmocka_unit_test(same_inputs_same_choice),
       cmocka_unit_test(picks_among_the_listed_rows),
   };
