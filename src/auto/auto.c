@@ -30,8 +30,8 @@
  * Trial.  A planning row that becomes the choice runs one call on trial;
  * until that call's realized time comes (the exchange's lag and
  * interval later), the blind choice runs, and once it came the row is
- * trusted while it stays the choice (its correction now counts the
- * trial).  A plan the network runs slower than modeled so costs one
+ * trusted while it stays the aware choice (its correction now counts
+ * the trial; a spell of blind choices from the scores keeps the trust).  A plan the network runs slower than modeled so costs one
  * call, not every call until the first realized time (SMPI, P = 64, 8 B
  * balanced, exchanging every 8th call: auto ran the plan for 8 calls at
  * 1.5x binomial's time; with the trial, binomial's median).  A trial
@@ -139,7 +139,7 @@ struct pat_auto {
   /* Trial: a planning row that becomes the choice runs one call (the
    * trial call); then, until that call's realized time comes, the blind
    * choice runs; once it came, the row is trusted while it stays the
-   * choice.  -1: none. */
+   * aware choice.  -1: none. */
   long trial_call;
   int trusted;
   /* where a costly estimate (a plan) comes from */
@@ -423,17 +423,18 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
   score(s, observed, observed_call);
   *switched = decide_mode(s);
   run = s->blind_mode ? s->blind : s->aware;
-  if (call >= 0 && pat_alg_table[run]->uses_arrivals) {
+  /* trust lapses when the aware choice moves off the row (its correction
+   * or the arrivals moved it), not while the scores keep auto blind */
+  if (call >= 0 && !s->blind_mode && (int)s->aware != s->trusted)
+    s->trusted = -1;
+  if (call >= 0 && pat_alg_table[run]->uses_arrivals &&
+      (int)run != s->trusted) {
     if (s->trial_call >= 0 && call - s->trial_call > pending_slots(s))
       s->trial_call = -1; /* its realized time did not come: try again */
-    if ((int)run != s->trusted) {
-      if (s->trial_call < 0)
-        s->trial_call = call; /* one call on trial */
-      else
-        run = s->blind; /* until the trial's realized time comes */
-    }
-  } else if (call >= 0) {
-    s->trusted = -1; /* trust lapses when the row is not the choice */
+    if (s->trial_call < 0)
+      s->trial_call = call; /* one call on trial */
+    else
+      run = s->blind; /* until the trial's realized time comes */
   }
   if (call >= 0) { /* kept for scoring once its arrivals are known */
     pending *w = &s->wait[call % pending_slots(s)];
