@@ -31,11 +31,12 @@
  * until that call's realized time comes (the exchange's lag and
  * interval later), the blind choice runs, and once it came the row is
  * trusted while it stays the aware choice (its correction now counts
- * the trial; a spell of blind choices from the scores keeps the trust).  A plan the network runs slower than modeled so costs one
- * call, not every call until the first realized time (SMPI, P = 64, 8 B
- * balanced, exchanging every 8th call: auto ran the plan for 8 calls at
- * 1.5x binomial's time; with the trial, binomial's median).  A trial
- * whose realized time does not come within the pending calls is repeated.
+ * the trial; a spell of blind choices from the scores keeps the trust).  A plan
+ * the network runs slower than modeled so costs one call, not every call until
+ * the first realized time (SMPI, P = 64, 8 B balanced, exchanging every 8th
+ * call: auto ran the plan for 8 calls at 1.5x binomial's time; with the trial,
+ * binomial's median).  A trial whose realized time does not come within the
+ * pending calls is repeated.
  *
  * Cost per call.  The estimates: O(P) each for the bandwidth rows and
  * binomial (native and localredirect are not weighed while binomial is:
@@ -102,6 +103,40 @@
  * change of arrival pattern can bring it back */
 #define PAT_AUTO_CORR_FADE (1.0 / 32)
 
+/* What auto learns (scores, corrections, trust) is kept per class of
+ * message size, a factor of 4 wide: what 8 B calls showed says nothing of
+ * 64 KiB ones (SMPI, P = 64: the exchange makes an 8 B plan 1.5x slower
+ * than modeled, a 64 KiB one runs as modeled).  Classes 0..30 hold up to
+ * 4^31 bytes, the last all larger. */
+#define PAT_AUTO_CLASSES 32
+
+typedef struct learned {
+  /* the last scores (aware minus blind) and how many there were */
+  double diff[PAT_AUTO_WINDOW];
+  long scored;
+  int blind_mode;
+  /* per row that plans with arrivals: its realized over estimated time,
+   * over env (1 until a call measured it; 1 for the other rows) */
+  double corr[PAT_REDUCE_ALG_COUNT];
+  /* realized over estimated time of the rows that do not plan with
+   * arrivals: what the machine adds to every row (the stamp exchange,
+   * skew), which is no reason to prefer one row to another */
+  double env;
+  /* the planning row whose trial was measured, trusted while it stays
+   * the aware choice (-1: none) */
+  int trusted;
+} learned;
+
+static int size_class(const pat_sched_params *p) {
+  double bytes = (double)p->count * p->elem_size;
+  int k = 0;
+  while (bytes >= 4 && k < PAT_AUTO_CLASSES - 1) {
+    bytes /= 4;
+    k++;
+  }
+  return k;
+}
+
 /* A decision waiting for its call's real arrivals, then for its realized
  * time. */
 typedef struct pending {
@@ -113,6 +148,7 @@ typedef struct pending {
   pat_reduce_alg ran;      /* the row that ran */
   double ran_est;          /* its estimate under the real arrivals */
   int blind_mode;          /* the mode it was decided in */
+  int cls;                 /* its size class */
 } pending;
 
 struct pat_auto {
@@ -125,23 +161,14 @@ struct pat_auto {
   pat_replay *aware_replay; /* the aware choice's plan, if it planned */
   /* decisions not scored yet, a ring by call */
   pending wait[PAT_AUTO_PENDING];
-  /* the last scores (aware minus blind) and how many there were */
-  double diff[PAT_AUTO_WINDOW];
-  long scored;
-  int blind_mode;
-  /* per row that plans with arrivals: its realized over estimated time,
-   * over env (1 until a call measured it; 1 for the other rows) */
-  double corr[PAT_REDUCE_ALG_COUNT];
-  /* realized over estimated time of the rows that do not plan with
-   * arrivals: what the machine adds to every row (the stamp exchange,
-   * skew), which is no reason to prefer one row to another */
-  double env;
+  /* what was learned, per size class, and the last decision's class */
+  learned cls[PAT_AUTO_CLASSES];
+  int cur;
   /* Trial: a planning row that becomes the choice runs one call (the
    * trial call); then, until that call's realized time comes, the blind
-   * choice runs; once it came, the row is trusted while it stays the
-   * aware choice.  -1: none. */
+   * choice runs; once it came, the row is trusted (learned.trusted).
+   * -1: none. */
   long trial_call;
-  int trusted;
   /* where a costly estimate (a plan) comes from */
   pat_auto_planner planner;
   void *ctx;
@@ -167,12 +194,14 @@ pat_auto *pat_auto_alloc(int nranks) {
     s->nranks = nranks;
     for (int i = 0; i < PAT_AUTO_PENDING; i++)
       s->wait[i].call = s->wait[i].ran_call = -1;
-    for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
-      s->corr[a] = 1;
-    s->env = 1;
+    for (int k = 0; k < PAT_AUTO_CLASSES; k++) {
+      for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+        s->cls[k].corr[a] = 1;
+      s->cls[k].env = 1;
+      s->cls[k].trusted = -1;
+    }
     s->planner = built_plan;
     s->trial_call = -1;
-    s->trusted = -1;
   }
   return s;
 }
@@ -190,7 +219,7 @@ void pat_auto_free(pat_auto *s) {
   free(s);
 }
 
-int pat_auto_blind(const pat_auto *s) { return s->blind_mode; }
+int pat_auto_blind(const pat_auto *s) { return s->cls[s->cur].blind_mode; }
 
 void pat_auto_set_planner(pat_auto *s, pat_auto_planner planner, void *ctx) {
   s->planner = planner != NULL ? planner : built_plan;
@@ -223,6 +252,7 @@ static pat_reduce_alg least_of(const pat_auto *s,
                                pat_replay **replay) {
   pat_reduce_alg best = PAT_REDUCE_ALG_BINOMIAL;
   double best_t = INFINITY;
+  const double *corr = s->cls[size_class(params)].corr;
   pat_replay *best_replay = NULL;
   pat_sched_params p = *params;
   if (!aware)
@@ -237,9 +267,9 @@ static pat_reduce_alg least_of(const pat_auto *s,
           (row->never_below != NULL &&
            weighed(row->never_below->id, params, props, aware, mask)))
         continue;
-      if (costly && s->corr[a] * row->bound(&p) >= best_t * (1 - PAT_AUTO_SKIP))
+      if (costly && corr[a] * row->bound(&p) >= best_t * (1 - PAT_AUTO_SKIP))
         continue;
-      t = s->corr[a] *
+      t = corr[a] *
           (costly ? s->planner(s->ctx, row->id, &p, &r) : row->estimate(&p));
       if (t < best_t || (t == best_t && a < (int)best)) {
         best_t = t; /* ties: the first in the table */
@@ -323,7 +353,9 @@ static int keep(pat_sched_params *dst, const pat_sched_params *p) {
 static int pending_slots(const pat_auto *s) {
   int every = pat_config_get()->exchange_interval;
   int n = pat_exchange_lag(s->nranks) + 1 +
-          (every < 0 ? PAT_EXCHANGE_SMALL_EVERY : every > 1 ? every : 1);
+          (every < 0   ? PAT_EXCHANGE_SMALL_EVERY
+           : every > 1 ? every
+                       : 1);
   return n < PAT_AUTO_PENDING ? n : PAT_AUTO_PENDING;
 }
 
@@ -332,6 +364,7 @@ static int pending_slots(const pat_auto *s) {
  * over estimated ratio. */
 static void score(pat_auto *s, const double *actual, long call) {
   pending *w;
+  learned *l;
   double aware, blind;
   if (actual == NULL || call < 0)
     return;
@@ -340,22 +373,24 @@ static void score(pat_auto *s, const double *actual, long call) {
     return; /* not kept, or scored already */
   w->call = -1;
   aware = under(w->aware, &w->params, w->replay, actual);
-  blind = w->aware == w->blind ? aware
-                               : under(w->blind, &w->params, NULL, actual);
+  blind =
+      w->aware == w->blind ? aware : under(w->blind, &w->params, NULL, actual);
   pat_replay_free(w->replay);
   w->replay = NULL;
-  w->ran_est = w->ran == w->aware ? aware
+  w->ran_est = w->ran == w->aware   ? aware
                : w->ran == w->blind ? blind
                                     : under(w->ran, &w->params, NULL, actual);
   w->ran_call = call;
-  s->diff[s->scored++ % PAT_AUTO_WINDOW] =
+  l = &s->cls[w->cls];
+  l->diff[l->scored++ % PAT_AUTO_WINDOW] =
       w->aware == w->blind
           ? 0
-          : s->corr[w->aware] * aware - s->corr[w->blind] * blind;
+          : l->corr[w->aware] * aware - l->corr[w->blind] * blind;
 }
 
 void pat_auto_realized(pat_auto *s, long call, double seconds) {
   pending *w;
+  learned *l;
   double r;
   if (call < 0 || !(seconds > 0) || !isfinite(seconds))
     return;
@@ -363,45 +398,47 @@ void pat_auto_realized(pat_auto *s, long call, double seconds) {
   if (w->ran_call != call || !(w->ran_est > 0) || !isfinite(w->ran_est))
     return;
   w->ran_call = -1;
+  l = &s->cls[w->cls];
   if (call == s->trial_call) { /* the trial is measured: trusted from now */
     s->trial_call = -1;
-    s->trusted = (int)w->ran;
+    l->trusted = (int)w->ran;
   }
   r = fmin(fmax(seconds / w->ran_est, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
   if (!pat_alg_table[w->ran]->uses_arrivals)
-    s->env = exp((1 - PAT_AUTO_CORR_WEIGHT) * log(s->env) +
+    l->env = exp((1 - PAT_AUTO_CORR_WEIGHT) * log(l->env) +
                  PAT_AUTO_CORR_WEIGHT * log(r));
   else
-    r = fmin(fmax(r / s->env, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
+    r = fmin(fmax(r / l->env, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
     if (pat_alg_table[a]->uses_arrivals)
-      s->corr[a] = a == (int)w->ran
-                       ? exp((1 - PAT_AUTO_CORR_WEIGHT) * log(s->corr[a]) +
+      l->corr[a] = a == (int)w->ran
+                       ? exp((1 - PAT_AUTO_CORR_WEIGHT) * log(l->corr[a]) +
                              PAT_AUTO_CORR_WEIGHT * log(r))
-                       : exp((1 - PAT_AUTO_CORR_FADE) * log(s->corr[a]));
+                       : exp((1 - PAT_AUTO_CORR_FADE) * log(l->corr[a]));
   /* the planning rows' weights changed: the aware choice is due again
    * (the blind one weighs no planning row) */
   s->have = 0;
 }
 
 double pat_auto_correction(const pat_auto *s, pat_reduce_alg alg) {
-  return (int)alg >= 0 && alg < PAT_REDUCE_ALG_COUNT ? s->corr[alg] : 1;
+  return (int)alg >= 0 && alg < PAT_REDUCE_ALG_COUNT ? s->cls[s->cur].corr[alg]
+                                                     : 1;
 }
 
 /* Blind while the aware choices did not beat the blind ones over the
  * window (calls where the two were the same row count for neither);
  * returns 1 if the mode changed. */
-static int decide_mode(pat_auto *s) {
-  int n = s->scored < PAT_AUTO_WINDOW ? (int)s->scored : PAT_AUTO_WINDOW;
-  int was = s->blind_mode, differed = 0;
+static int decide_mode(learned *l) {
+  int n = l->scored < PAT_AUTO_WINDOW ? (int)l->scored : PAT_AUTO_WINDOW;
+  int was = l->blind_mode, differed = 0;
   double sum = 0;
   for (int i = 0; i < n; i++) {
-    sum += s->diff[i];
-    differed |= s->diff[i] != 0;
+    sum += l->diff[i];
+    differed |= l->diff[i] != 0;
   }
   if (differed)
-    s->blind_mode = !(sum < 0);
-  return s->blind_mode != was;
+    l->blind_mode = !(sum < 0);
+  return l->blind_mode != was;
 }
 
 pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
@@ -410,6 +447,7 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
                                int *switched) {
   pat_sched_params balanced = *p;
   pat_reduce_alg run;
+  learned *l;
   balanced.arrivals = NULL;
   if (!s->have_blind || !same_inputs(&s->blind_key, &balanced)) {
     s->blind = least(s, p, props, 0, NULL);
@@ -421,14 +459,16 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
     s->have = keep(&s->key, p);
   }
   score(s, observed, observed_call);
-  *switched = decide_mode(s);
-  run = s->blind_mode ? s->blind : s->aware;
+  s->cur = size_class(p);
+  l = &s->cls[s->cur];
+  *switched = decide_mode(l);
+  run = l->blind_mode ? s->blind : s->aware;
   /* trust lapses when the aware choice moves off the row (its correction
    * or the arrivals moved it), not while the scores keep auto blind */
-  if (call >= 0 && !s->blind_mode && (int)s->aware != s->trusted)
-    s->trusted = -1;
+  if (call >= 0 && !l->blind_mode && (int)s->aware != l->trusted)
+    l->trusted = -1;
   if (call >= 0 && pat_alg_table[run]->uses_arrivals &&
-      (int)run != s->trusted) {
+      (int)run != l->trusted) {
     if (s->trial_call >= 0 && call - s->trial_call > pending_slots(s))
       s->trial_call = -1; /* its realized time did not come: try again */
     if (s->trial_call < 0)
@@ -445,7 +485,8 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
       w->call = call;
       w->aware = s->aware;
       w->blind = s->blind;
-      w->blind_mode = s->blind_mode;
+      w->blind_mode = l->blind_mode;
+      w->cls = s->cur;
       w->ran = run;
       w->ran_call = -1;
     }

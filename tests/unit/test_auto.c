@@ -151,8 +151,8 @@ static void wrong_predictions_turned_off_and_back_on(void **state) {
  * every call (a model that favours it), its correction grows towards 2
  * and auto moves to the row that is best once corrected; once rows run
  * as estimated, the correction fades and clairvoyant comes back; a row
- * that runs as estimated keeps 1.  Predictions right all along (clairvoyant is the
- * aware choice and runs). */
+ * that runs as estimated keeps 1.  Predictions right all along (clairvoyant is
+ * the aware choice and runs). */
 static void realized_times_correct_the_estimates(void **state) {
   enum { P = 16, CALLS = 30 };
   double predicted[P];
@@ -175,8 +175,8 @@ static void realized_times_correct_the_estimates(void **state) {
           au, k - 2,
           realized(ran[k - 2], &p, predicted,
                    ran[k - 2] == PAT_REDUCE_ALG_CLAIRVOYANT ? 2 : 1));
-    ran[k] = pat_auto_decide(au, &p, &props, k, k > 0 ? predicted : NULL,
-                             k - 1, &switched);
+    ran[k] = pat_auto_decide(au, &p, &props, k, k > 0 ? predicted : NULL, k - 1,
+                             &switched);
     /* it runs once, on trial (call 0), the blind choice while its
      * realized time is due (call 1), then again once it came (call 2) */
     if (k <= 2)
@@ -203,8 +203,8 @@ static void realized_times_correct_the_estimates(void **state) {
       if (k >= CALLS + 2)
         pat_auto_realized(au, k - 2,
                           realized(later[k - 2 - CALLS], &p, predicted, 1));
-      later[k - CALLS] = pat_auto_decide(au, &p, &props, k, predicted, k - 1,
-                                         &switched);
+      later[k - CALLS] =
+          pat_auto_decide(au, &p, &props, k, predicted, k - 1, &switched);
       if (later[k - CALLS] == PAT_REDUCE_ALG_CLAIRVOYANT)
         back_at = k;
     }
@@ -216,8 +216,8 @@ static void realized_times_correct_the_estimates(void **state) {
   for (int k = 0; k < 6; k++) {
     if (k >= 2) /* as estimated */
       pat_auto_realized(au, k - 2, realized(ran[k - 2], &p, predicted, 1));
-    ran[k] = pat_auto_decide(au, &p, &props, k, k > 0 ? predicted : NULL,
-                             k - 1, &switched);
+    ran[k] = pat_auto_decide(au, &p, &props, k, k > 0 ? predicted : NULL, k - 1,
+                             &switched);
   }
   assert_true(fabs(pat_auto_correction(au, PAT_REDUCE_ALG_CLAIRVOYANT) - 1) <
               1e-9);
@@ -260,6 +260,43 @@ static void planning_row_on_trial(void **state) {
     if (k >= 2)
       assert_int_equal(ran[k], PAT_REDUCE_ALG_CLAIRVOYANT);
   }
+  pat_auto_free(au);
+}
+
+/* What auto learns at one message size stays there: clairvoyant twice as
+ * slow as modeled at 64 B moves auto off it at that size, while at
+ * 64 KiB it is still picked and its correction is 1. */
+static void learned_per_message_size(void **state) {
+  enum { P = 16, CALLS = 30 };
+  double predicted[P];
+  pat_sched_params small = params(P, 8, predicted),
+                   big = params(P, 8192, predicted);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
+  pat_call_props big_props = {.commutative = 1, .contiguous = 1, .count = 8192};
+  double d = pat_sched_round_cost(&small);
+  pat_auto *au = pat_auto_alloc(P);
+  pat_reduce_alg ran[CALLS], first;
+  int sw;
+  double most = 1;
+  (void)state;
+  for (int r = 0; r < P; r++)
+    predicted[r] = r == P - 1 ? 2 * d : 0;
+  for (int k = 0; k < CALLS; k++) {
+    if (k >= 2)
+      pat_auto_realized(
+          au, k - 2,
+          realized(ran[k - 2], &small, predicted,
+                   ran[k - 2] == PAT_REDUCE_ALG_CLAIRVOYANT ? 2 : 1));
+    ran[k] = pat_auto_decide(au, &small, &props, k, predicted, k - 1, &sw);
+    most = fmax(most, pat_auto_correction(au, PAT_REDUCE_ALG_CLAIRVOYANT));
+  }
+  assert_int_not_equal(ran[CALLS - 1], PAT_REDUCE_ALG_CLAIRVOYANT);
+  assert_true(most > 1.3);
+  for (int r = 0; r < P; r++)
+    predicted[r] = r == P - 1 ? 2 * pat_sched_round_cost(&big) : 0;
+  first = pat_auto_decide(au, &big, &big_props, CALLS, NULL, -1, &sw);
+  assert_int_equal(first, PAT_REDUCE_ALG_CLAIRVOYANT);
+  assert_true(pat_auto_correction(au, PAT_REDUCE_ALG_CLAIRVOYANT) == 1);
   pat_auto_free(au);
 }
 
@@ -347,8 +384,8 @@ static void common_overhead_changes_nothing(void **state) {
                         1.5 * (pat_alg_table[ran[k - 2]]->uses_arrivals
                                    ? pat_clairvoyant_estimate(&p, zeros)
                                    : pat_alg_table[ran[k - 2]]->estimate(&p)));
-    ran[k] = pat_auto_decide(au, &p, &props, k, k > 0 ? zeros : NULL, k - 1,
-                             &sw);
+    ran[k] =
+        pat_auto_decide(au, &p, &props, k, k > 0 ? zeros : NULL, k - 1, &sw);
     assert_int_equal(ran[k], ran[0]);
   }
   pat_auto_free(au);
@@ -425,6 +462,7 @@ int main(void) {
       cmocka_unit_test(common_overhead_changes_nothing),
       cmocka_unit_test(flip_flop_engages_steady_releases),
       cmocka_unit_test(planning_row_on_trial),
+      cmocka_unit_test(learned_per_message_size),
       cmocka_unit_test(same_inputs_same_choice),
       cmocka_unit_test(picks_among_the_listed_rows),
   };
