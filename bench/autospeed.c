@@ -47,8 +47,8 @@ typedef struct prebuilt_plan {
   pat_schedule *sched;
 } prebuilt_plan;
 
-static double prebuilt(void *ctx, pat_reduce_alg alg,
-                       const pat_sched_params *p, pat_replay **replay) {
+static double prebuilt(void *ctx, pat_reduce_alg alg, const pat_sched_params *p,
+                       pat_replay **replay) {
   prebuilt_plan *pre = ctx;
   if (alg != PAT_REDUCE_ALG_CLAIRVOYANT || pre->sched == NULL)
     return INFINITY;
@@ -90,7 +90,7 @@ int main(int argc, char **argv) {
           for (int r = 0; r < P; r++) /* jitter, and the last rank late */
             a[r] = gsl_rng_uniform(rng) * 0.1 * d + (r == P - 1) * 3 * d * late;
           t0 = now();
-          pick = pat_auto_decide(au, &p, &props, i, NULL, -1, &sw);
+          pick = pat_auto_decide(au, &p, &props, i, 1, NULL, -1, &sw);
           t[i] = now() - t0;
         }
         changed = median(t, reps);
@@ -109,8 +109,8 @@ int main(int argc, char **argv) {
             a[r] = gsl_rng_uniform(rng) * 0.1 * d + (r == P - 1) * 3 * d * late;
           pat_schedule_build(PAT_REDUCE_ALG_CLAIRVOYANT, &p, 0, &pre.sched);
           t0 = now();
-          pick =
-              pat_auto_decide(au, &p, &props, reps + i, a, reps + i - 1, &sw);
+          pick = pat_auto_decide(au, &p, &props, reps + i, 1, a, reps + i - 1,
+                                 &sw);
           t[i] = now() - t0;
           pat_schedule_free(pre.sched);
           pre.sched = NULL;
@@ -118,7 +118,7 @@ int main(int argc, char **argv) {
         scored = median(t, reps);
         for (int i = 0; i < reps; i++) {
           double t0 = now();
-          pick = pat_auto_decide(au, &p, &props, -1, NULL, -1, &sw);
+          pick = pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &sw);
           t[i] = now() - t0;
         }
         cached = median(t, reps);
@@ -126,8 +126,7 @@ int main(int argc, char **argv) {
         printf(
             "%6d %5d %9.0f %12s %11.3g %11.3g %11.3g %11.3g %11.3g %7.2f%%\n",
             P, late, counts[c] * 8.0, pat_alg_table[pick]->name, modeled,
-            changed, plan, scored, cached,
-            100 * scored / modeled);
+            changed, plan, scored, cached, 100 * scored / modeled);
         pat_auto_free(au);
       }
     free(a);

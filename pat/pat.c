@@ -107,12 +107,12 @@ typedef struct window {
 /* One exchange in flight: the rotated records (block i is rank me + i
  * mod P), a receive and a send per round. */
 typedef struct pending {
-  long call;   /* call whose arrival stamps it carries */
-  long due;    /* call at whose start it is completed */
+  long call;      /* call whose arrival stamps it carries */
+  long due;       /* call at whose start it is completed */
   long prev_call; /* the exchange before: its call's exits travel here */
-  int slot;    /* its tags */
-  int arrived; /* rounds whose receive completed, in order */
-  int sent;    /* rounds whose send is posted */
+  int slot;       /* its tags */
+  int arrived;    /* rounds whose receive completed, in order */
+  int sent;       /* rounds whose send is posted */
   MPI_Request recv[PAT_EXCHANGE_ROUNDS], send[PAT_EXCHANGE_ROUNDS];
   double *buf; /* nranks * FIELDS */
 } pending;
@@ -422,7 +422,8 @@ static int observe(pat_state *ps, pending *p) {
 static int exchanges_progress(pat_state *ps) {
   int rc = MPI_SUCCESS;
   for (int i = 0; rc == MPI_SUCCESS && i < ps->npending; i++)
-    rc = exchange_progress(ps, &ps->fifo[(ps->head + i) % PAT_EXCHANGE_SLOTS], 0);
+    rc = exchange_progress(ps, &ps->fifo[(ps->head + i) % PAT_EXCHANGE_SLOTS],
+                           0);
   return rc;
 }
 
@@ -516,8 +517,7 @@ int pat_state_model(const pat_state *ps, pat_model *model) {
   return ps->fitted;
 }
 
-const double *pat_state_predict(pat_state *ps, double bytes,
-                                pat_model *model) {
+const double *pat_state_predict(pat_state *ps, double bytes, pat_model *model) {
   if (pat_state_model(ps, model)) {
     double q = pat_model_round_cost(model, bytes) / PAT_PREDICT_GRID;
     pat_predictor_predict(ps->pred, ps->predicted);
@@ -529,6 +529,10 @@ const double *pat_state_predict(pat_state *ps, double bytes,
     *model = (pat_model){1.0, 0, 0};
   }
   return ps->predicted;
+}
+
+int pat_state_exchanging(const pat_state *ps) {
+  return ps != NULL && ps->xcall == ps->calls;
 }
 
 int pat_state_depart(pat_state *ps, double bytes) {

@@ -50,12 +50,16 @@ int pat_state_model(const pat_state *ps, pat_model *model);
  * prediction that moved by less than that is the same prediction: the
  * same plan (from the schedule cache) and the same auto decision. */
 #define PAT_PREDICT_GRID 8
-const double *pat_state_predict(pat_state *ps, double bytes,
-                                pat_model *model);
+const double *pat_state_predict(pat_state *ps, double bytes, pat_model *model);
 
 /* The calls on this communicator before the current one (the current
  * call's index, counted from 0 on every rank alike). */
 long pat_state_calls(const pat_state *ps);
+
+/* 1 if the current call's stamps are being exchanged (after
+ * pat_state_arrive; the same on every rank): only such a call is ever
+ * observed (pat_state_observed) and gets a realized time. */
+int pat_state_exchanging(const pat_state *ps);
 
 /* The arrival times of the latest call whose stamps have been exchanged
  * (nranks entries, owned by ps, identical on every rank) and its index;

@@ -14,7 +14,7 @@
  * not pay.  Each call whose arrivals the PAT layer has since exchanged is
  * scored: both choices' estimates under what really arrived (the aware
  * clairvoyant's plan, built for the prediction, replayed under the real
- * arrivals: pat_clairvoyant_estimate).  While the aware choices' total
+ * arrivals: the schedule's pat_replay).  While the aware choices' total
  * over the last PAT_AUTO_WINDOW scored calls is not below the blind ones'
  * (a wrong prediction can make the clairvoyant tree slower than a
  * binomial one), auto runs the blind choice; once the aware total is
@@ -31,12 +31,16 @@
  * until that call's realized time comes (the exchange's lag and
  * interval later), the blind choice runs, and once it came the row is
  * trusted while it stays the aware choice (its correction now counts
- * the trial; a spell of blind choices from the scores keeps the trust).  A plan
- * the network runs slower than modeled so costs one call, not every call until
- * the first realized time (SMPI, P = 64, 8 B balanced, exchanging every 8th
- * call: auto ran the plan for 8 calls at 1.5x binomial's time; with the trial,
- * binomial's median).  A trial whose realized time does not come within the
- * pending calls is repeated.
+ * the trial; a spell of blind choices from the scores keeps the trust).
+ * A plan the network runs slower than modeled so costs one call, not
+ * every call until the first realized time (SMPI, P = 64, 8 B balanced,
+ * exchanging every 8th call: auto ran the plan for 8 calls at 1.5x
+ * binomial's time; with the trial, binomial's median).  A trial
+ * starts only on a call whose stamps are exchanged (only those are ever
+ * measured); one whose realized time does not come (its call was not
+ * scored, or the pending ring moved on) is repeated.  With an exchange
+ * interval longer than the ring holds, no realized time comes back and
+ * there is no trial.
  *
  * Cost per call.  The estimates: O(P) each for the bandwidth rows and
  * binomial (native and localredirect are not weighed while binomial is:
@@ -147,7 +151,6 @@ typedef struct pending {
   long ran_call;           /* the scored call whose realized time is due */
   pat_reduce_alg ran;      /* the row that ran */
   double ran_est;          /* its estimate under the real arrivals */
-  int blind_mode;          /* the mode it was decided in */
   int cls;                 /* its size class */
 } pending;
 
@@ -350,12 +353,16 @@ static int keep(pat_sched_params *dst, const pat_sched_params *p) {
  * E calls later (the exchange interval; auto's longest for small
  * messages), at call c + E + L; L + E + 1 slots keep it until then.  A
  * longer interval than the ring holds gets no realized times. */
-static int pending_slots(const pat_auto *s) {
+static int slots_needed(const pat_auto *s) {
   int every = pat_config_get()->exchange_interval;
-  int n = pat_exchange_lag(s->nranks) + 1 +
-          (every < 0   ? PAT_EXCHANGE_SMALL_EVERY
-           : every > 1 ? every
-                       : 1);
+  return pat_exchange_lag(s->nranks) + 1 +
+         (every < 0   ? PAT_EXCHANGE_SMALL_EVERY
+          : every > 1 ? every
+                      : 1);
+}
+
+static int pending_slots(const pat_auto *s) {
+  int n = slots_needed(s);
   return n < PAT_AUTO_PENDING ? n : PAT_AUTO_PENDING;
 }
 
@@ -377,9 +384,7 @@ static void score(pat_auto *s, const double *actual, long call) {
       w->aware == w->blind ? aware : under(w->blind, &w->params, NULL, actual);
   pat_replay_free(w->replay);
   w->replay = NULL;
-  w->ran_est = w->ran == w->aware   ? aware
-               : w->ran == w->blind ? blind
-                                    : under(w->ran, &w->params, NULL, actual);
+  w->ran_est = w->ran == w->aware ? aware : blind; /* it ran one of them */
   w->ran_call = call;
   l = &s->cls[w->cls];
   l->diff[l->scored++ % PAT_AUTO_WINDOW] =
@@ -443,8 +448,8 @@ static int decide_mode(learned *l) {
 
 pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
                                const pat_call_props *props, long call,
-                               const double *observed, long observed_call,
-                               int *switched) {
+                               int exchanged, const double *observed,
+                               long observed_call, int *switched) {
   pat_sched_params balanced = *p;
   pat_reduce_alg run;
   learned *l;
@@ -467,16 +472,21 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
    * or the arrivals moved it), not while the scores keep auto blind */
   if (call >= 0 && !l->blind_mode && (int)s->aware != l->trusted)
     l->trusted = -1;
+  /* (no trial when realized times cannot come back: an exchange interval
+   * longer than the pending ring) */
   if (call >= 0 && pat_alg_table[run]->uses_arrivals &&
-      (int)run != l->trusted) {
-    if (s->trial_call >= 0 && call - s->trial_call > pending_slots(s))
-      s->trial_call = -1; /* its realized time did not come: try again */
-    if (s->trial_call < 0)
+      (int)run != l->trusted && slots_needed(s) <= PAT_AUTO_PENDING) {
+    if (s->trial_call >= 0 &&
+        (call - s->trial_call > pending_slots(s) ||
+         (observed_call > s->trial_call &&
+          s->wait[s->trial_call % pending_slots(s)].ran_call != s->trial_call)))
+      s->trial_call = -1; /* its realized time will not come: try again */
+    if (s->trial_call < 0 && exchanged)
       s->trial_call = call; /* one call on trial */
     else
-      run = s->blind; /* until the trial's realized time comes */
+      run = s->blind; /* until a trial's realized time comes */
   }
-  if (call >= 0) { /* kept for scoring once its arrivals are known */
+  if (call >= 0 && exchanged) { /* kept for scoring once observed */
     pending *w = &s->wait[call % pending_slots(s)];
     pat_replay_free(w->replay); /* a decision never scored */
     w->replay = NULL;
@@ -485,7 +495,6 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
       w->call = call;
       w->aware = s->aware;
       w->blind = s->blind;
-      w->blind_mode = l->blind_mode;
       w->cls = s->cur;
       w->ran = run;
       w->ran_call = -1;
@@ -532,7 +541,7 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
   pat_auto *s;
   const double *observed = NULL;
   long call = -1, observed_call = -1;
-  int switched;
+  int switched, exchanged = 0;
   pat_sched_params p;
   pat_model m;
   if (ac == NULL) {
@@ -564,11 +573,12 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
     long done_call;
     double done = pat_state_realized(c->pat, &done_call);
     call = pat_state_calls(c->pat);
+    exchanged = pat_state_exchanging(c->pat);
     observed = pat_state_observed(c->pat, &observed_call);
     pat_auto_realized(s, done_call, done);
   }
-  *chosen =
-      pat_auto_decide(s, &p, props, call, observed, observed_call, &switched);
+  *chosen = pat_auto_decide(s, &p, props, call, exchanged, observed,
+                            observed_call, &switched);
   if (switched && c->rank == 0 && pat_config_get()->verbose >= 1)
     fprintf(stderr,
             "patreduce: auto on a communicator of %d ranks, call %lu: the "

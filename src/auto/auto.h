@@ -15,14 +15,15 @@ void pat_auto_free(pat_auto *a);      /* accepts NULL */
 
 /* One call's choice.  params: the call (nranks as allocated), the cost
  * model and the predicted arrivals (NULL: none); props: what the call
- * needs.  call: this call's index, >= 0 to score it once its real
- * arrivals are known (-1: never); observed: the real arrivals of call
- * observed_call (NULL: none new).  Writes 1 to *switched when this call
- * turned the use of predictions off or back on. */
+ * needs.  call: this call's index (-1: none, never scored); exchanged: 1
+ * if its real arrivals will be known (observed) and its realized time
+ * too, so that it can be scored and a trial can start on it; observed:
+ * the real arrivals of call observed_call (NULL: none new).  Writes 1 to
+ * *switched when this call turned the use of predictions off or back on. */
 pat_reduce_alg pat_auto_decide(pat_auto *a, const pat_sched_params *params,
                                const pat_call_props *props, long call,
-                               const double *observed, long observed_call,
-                               int *switched);
+                               int exchanged, const double *observed,
+                               long observed_call, int *switched);
 
 /* The realized time of call (the latest exit less the earliest arrival,
  * from exchanged stamps, alike on every rank), once it is known, over the

@@ -649,11 +649,11 @@ static int clairvoyant_build(const pat_sched_params *p, int rank,
   }
   err = emit(p, rank, m, nm, nseg, sched);
   if (err == PAT_SUCCESS) {
-    pat_replay *r = to_replay(p, nseg, m, nm);
     pat_schedule_set_prediction(sched, done, hash);
-    pat_schedule_set_replay(sched, r); /* auto scores the plan with it */
-    if (r == NULL)
-      err = PAT_ERR_NO_MEMORY;
+    /* auto scores the plan with it; without memory for it, auto plans
+     * again when it scores (the schedule is whole either way, so a rank
+     * short of memory still runs the plan every rank runs) */
+    pat_schedule_set_replay(sched, to_replay(p, nseg, m, nm));
   }
   /* the plan's rounds keep the send ports busy: a send posted a round
    * early slows the round's own (simulated at P = 128, 2 MiB: 1.25x the

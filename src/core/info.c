@@ -232,13 +232,13 @@ static int explain(const char *ranks, const char *bytes, const char *file) {
     au = pat_auto_alloc((int)P);
     if (au == NULL)
       goto out;
-    aware = pat_auto_decide(au, &p, &props, -1, NULL, -1, &sw);
+    aware = pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &sw);
     p.arrivals = NULL;
     pat_auto_free(au);
     au = pat_auto_alloc((int)P);
     if (au == NULL)
       goto out;
-    blind = pat_auto_decide(au, &p, &props, -1, NULL, -1, &sw);
+    blind = pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &sw);
     printf("\nauto picks %s%s%s\n", pat_alg_table[aware]->name,
            file != NULL ? " for these arrivals; balanced: " : "",
            file != NULL ? pat_alg_table[blind]->name : "");

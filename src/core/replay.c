@@ -44,15 +44,19 @@ pat_replay *pat_replay_alloc(int nranks, int root, int nseg, double d, int n) {
     return NULL;
   r = malloc(sizeof *r + (size_t)n * sizeof r->t[0]);
   if (r != NULL)
-    *r = (pat_replay){
-        .refs = 1, .nranks = nranks, .root = root, .nseg = nseg, .n = n, .d = d};
+    *r = (pat_replay){.refs = 1,
+                      .nranks = nranks,
+                      .root = root,
+                      .nseg = nseg,
+                      .n = n,
+                      .d = d};
   return r;
 }
 
 int pat_replay_set(pat_replay *r, int i, int sender, int receiver, int seg) {
   if (r == NULL || i < 0 || i >= r->n || sender < 0 || sender >= r->nranks ||
-      receiver < 0 || receiver >= r->nranks || sender == receiver ||
-      seg < 0 || seg >= r->nseg)
+      receiver < 0 || receiver >= r->nranks || sender == receiver || seg < 0 ||
+      seg >= r->nseg)
     return PAT_ERR_INVALID_ARG;
   r->t[i] = (transfer){sender, receiver, seg};
   return PAT_SUCCESS;
@@ -83,6 +87,10 @@ double pat_replay_time(const pat_replay *r, const double *actual) {
     goto out;
   }
   for (int k = 0; k < P; k++) {
+    if (!isfinite(actual[k])) {
+      done = INFINITY; /* no time for a plan under an unknown arrival */
+      goto out;
+    }
     first = actual[k] < first ? actual[k] : first;
     port[2 * k] = port[2 * k + 1] = actual[k];
     for (int s = 0; s < S; s++)
@@ -99,8 +107,9 @@ double pat_replay_time(const pat_replay *r, const double *actual) {
     port[2 * x->sender] = port[2 * x->receiver + 1] = t + r->d;
   }
   for (int s = 0; s < S; s++)
-    done = ready[(size_t)r->root * S + s] > done ? ready[(size_t)r->root * S + s]
-                                                 : done;
+    done = ready[(size_t)r->root * S + s] > done
+               ? ready[(size_t)r->root * S + s]
+               : done;
   done -= first;
 out:
   free(ready);

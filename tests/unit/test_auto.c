@@ -75,7 +75,7 @@ static void picks_within_ten_percent_of_the_best(void **state) {
                : pattern == 2 ? (r % 2) * 2 * d
                               : 0;
       props.count = counts[i];
-      pick = pat_auto_decide(au, &p, &props, -1, NULL, -1, &switched);
+      pick = pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &switched);
       for (int alg = 0; alg < PAT_REDUCE_ALG_COUNT; alg++) {
         double t;
         if (pat_alg_table[alg]->estimate == NULL ||
@@ -118,7 +118,7 @@ static void wrong_predictions_turned_off_and_back_on(void **state) {
   for (int r = 0; r < P; r++)
     predicted[r] = r == P - 1 ? 6 * d : 0; /* always: rank 15 late */
   /* the aware choice plans for the late rank (clairvoyant) */
-  aware = pat_auto_decide(au, &p, &props, -1, NULL, -1, &switched);
+  aware = pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &switched);
   assert_int_equal(aware, PAT_REDUCE_ALG_CLAIRVOYANT);
   pat_auto_free(au);
   au = pat_auto_alloc(P);
@@ -130,7 +130,7 @@ static void wrong_predictions_turned_off_and_back_on(void **state) {
     if (k >= 2) /* rows run as modeled */
       pat_auto_realized(au, k - 2, realized(ran[k - 2], &p, actual[k - 2], 1));
     pick = ran[k] = pat_auto_decide(
-        au, &p, &props, k, k > 0 ? actual[k - 1] : NULL, k - 1, &switched);
+        au, &p, &props, k, 1, k > 0 ? actual[k - 1] : NULL, k - 1, &switched);
     if (switched && pat_auto_blind(au) && off_at < 0)
       off_at = k;
     if (switched && !pat_auto_blind(au) && off_at >= 0 && on_at < 0)
@@ -165,7 +165,7 @@ static void realized_times_correct_the_estimates(void **state) {
   (void)state;
   for (int r = 0; r < P; r++)
     predicted[r] = r == P - 1 ? 2 * d : 0;
-  first = pat_auto_decide(au, &p, &props, -1, NULL, -1, &switched);
+  first = pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &switched);
   assert_int_equal(first, PAT_REDUCE_ALG_CLAIRVOYANT);
   for (int k = 0, ran_once = 0; k < CALLS; k++) {
     /* call k - 2's realized time comes one call after its arrivals;
@@ -175,8 +175,8 @@ static void realized_times_correct_the_estimates(void **state) {
           au, k - 2,
           realized(ran[k - 2], &p, predicted,
                    ran[k - 2] == PAT_REDUCE_ALG_CLAIRVOYANT ? 2 : 1));
-    ran[k] = pat_auto_decide(au, &p, &props, k, k > 0 ? predicted : NULL, k - 1,
-                             &switched);
+    ran[k] = pat_auto_decide(au, &p, &props, k, 1, k > 0 ? predicted : NULL,
+                             k - 1, &switched);
     /* it runs once, on trial (call 0), the blind choice while its
      * realized time is due (call 1), then again once it came (call 2) */
     if (k <= 2)
@@ -204,7 +204,7 @@ static void realized_times_correct_the_estimates(void **state) {
         pat_auto_realized(au, k - 2,
                           realized(later[k - 2 - CALLS], &p, predicted, 1));
       later[k - CALLS] =
-          pat_auto_decide(au, &p, &props, k, predicted, k - 1, &switched);
+          pat_auto_decide(au, &p, &props, k, 1, predicted, k - 1, &switched);
       if (later[k - CALLS] == PAT_REDUCE_ALG_CLAIRVOYANT)
         back_at = k;
     }
@@ -216,8 +216,8 @@ static void realized_times_correct_the_estimates(void **state) {
   for (int k = 0; k < 6; k++) {
     if (k >= 2) /* as estimated */
       pat_auto_realized(au, k - 2, realized(ran[k - 2], &p, predicted, 1));
-    ran[k] = pat_auto_decide(au, &p, &props, k, k > 0 ? predicted : NULL, k - 1,
-                             &switched);
+    ran[k] = pat_auto_decide(au, &p, &props, k, 1, k > 0 ? predicted : NULL,
+                             k - 1, &switched);
   }
   assert_true(fabs(pat_auto_correction(au, PAT_REDUCE_ALG_CLAIRVOYANT) - 1) <
               1e-9);
@@ -242,7 +242,7 @@ static void planning_row_on_trial(void **state) {
   for (int r = 0; r < P; r++)
     predicted[r] = r == P - 1 ? 2 * d : 0;
   for (int k = 0; k < CALLS; k++) {
-    ran[k] = pat_auto_decide(au, &p, &props, k, predicted, k - 1, &sw);
+    ran[k] = pat_auto_decide(au, &p, &props, k, 1, predicted, k - 1, &sw);
     trials += ran[k] == PAT_REDUCE_ALG_CLAIRVOYANT;
     if (k > 0)
       assert_false(ran[k] == PAT_REDUCE_ALG_CLAIRVOYANT &&
@@ -256,11 +256,72 @@ static void planning_row_on_trial(void **state) {
   for (int k = 0; k < CALLS; k++) {
     if (k >= 2)
       pat_auto_realized(au, k - 2, realized(ran[k - 2], &p, predicted, 1));
-    ran[k] = pat_auto_decide(au, &p, &props, k, predicted, k - 1, &sw);
+    ran[k] = pat_auto_decide(au, &p, &props, k, 1, predicted, k - 1, &sw);
     if (k >= 2)
       assert_int_equal(ran[k], PAT_REDUCE_ALG_CLAIRVOYANT);
   }
   pat_auto_free(au);
+}
+
+/* The PAT layer's timing: stamps exchanged every E-th call, a call's
+ * arrivals observed L calls later, its realized time with the next
+ * exchange.  Only exchanged calls are ever measured, so a trial must start
+ * on one: predictions that begin at a call that is not exchanged still
+ * get clairvoyant trusted and running (a trial started there was never
+ * measured and repeated forever). */
+static void trial_on_exchanged_calls(void **state) {
+  enum { P = 16, CALLS = 200, E = 8 };
+  double predicted[P];
+  pat_sched_params p = params(P, 8, predicted), none = params(P, 8, NULL);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
+  int L = pat_exchange_lag(P), sw, late_runs = 0;
+  pat_reduce_alg ran[CALLS];
+  (void)state;
+  for (int r = 0; r < P; r++)
+    predicted[r] = r == P - 1 ? 2 * pat_sched_round_cost(&p) : 0;
+  for (int c0 = 1; c0 < E; c0++) {
+    pat_auto *au = pat_auto_alloc(P);
+    late_runs = 0;
+    for (int k = 0; k < CALLS; k++) {
+      long x = k >= L ? (k - L) / E * E : -1; /* observed by now */
+      if (x >= E && (k - L) % E == 0)         /* just observed: the one */
+        pat_auto_realized(au, x - E,          /* before's exit came too */
+                          realized(ran[x - E], &p, predicted, 1));
+      ran[k] = pat_auto_decide(au, k >= c0 ? &p : &none, &props, k, k % E == 0,
+                               x >= 0 ? predicted : NULL, x, &sw);
+      late_runs += k >= CALLS / 2 && ran[k] == PAT_REDUCE_ALG_CLAIRVOYANT;
+    }
+    if (late_runs < CALLS / 2 - 2)
+      fail_msg("predictions from call %d: clairvoyant ran %d of the last %d "
+               "calls",
+               c0, late_runs, CALLS / 2);
+    pat_auto_free(au);
+  }
+}
+
+/* With an exchange interval longer than auto's ring of pending decisions
+ * no realized time comes back: no trial then (it would hold clairvoyant
+ * off for good), the planning row runs as chosen. */
+static void no_trial_beyond_the_ring(void **state) {
+  enum { P = 16, CALLS = 20 };
+  double predicted[P];
+  pat_sched_params p = params(P, 8, predicted);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
+  pat_auto *au;
+  int sw;
+  (void)state;
+  for (int r = 0; r < P; r++)
+    predicted[r] = r == P - 1 ? 2 * pat_sched_round_cost(&p) : 0;
+  setenv("PAT_REDUCE_EXCHANGE_INTERVAL", "100", 1);
+  pat_reduce_config_reload();
+  au = pat_auto_alloc(P);
+  for (int k = 0; k < CALLS; k++)
+    assert_int_equal(
+        pat_auto_decide(au, &p, &props, k, k % 100 == 0, predicted, k - 1, &sw),
+        PAT_REDUCE_ALG_CLAIRVOYANT);
+  pat_auto_free(au);
+  unsetenv("PAT_REDUCE_EXCHANGE_INTERVAL");
+  pat_reduce_config_reload();
 }
 
 /* What auto learns at one message size stays there: clairvoyant twice as
@@ -287,14 +348,14 @@ static void learned_per_message_size(void **state) {
           au, k - 2,
           realized(ran[k - 2], &small, predicted,
                    ran[k - 2] == PAT_REDUCE_ALG_CLAIRVOYANT ? 2 : 1));
-    ran[k] = pat_auto_decide(au, &small, &props, k, predicted, k - 1, &sw);
+    ran[k] = pat_auto_decide(au, &small, &props, k, 1, predicted, k - 1, &sw);
     most = fmax(most, pat_auto_correction(au, PAT_REDUCE_ALG_CLAIRVOYANT));
   }
   assert_int_not_equal(ran[CALLS - 1], PAT_REDUCE_ALG_CLAIRVOYANT);
   assert_true(most > 1.3);
   for (int r = 0; r < P; r++)
     predicted[r] = r == P - 1 ? 2 * pat_sched_round_cost(&big) : 0;
-  first = pat_auto_decide(au, &big, &big_props, CALLS, NULL, -1, &sw);
+  first = pat_auto_decide(au, &big, &big_props, CALLS, 1, NULL, -1, &sw);
   assert_int_equal(first, PAT_REDUCE_ALG_CLAIRVOYANT);
   assert_true(pat_auto_correction(au, PAT_REDUCE_ALG_CLAIRVOYANT) == 1);
   pat_auto_free(au);
@@ -318,7 +379,7 @@ static void flip_flop_engages_steady_releases(void **state) {
   for (int k = 1; k < CALLS; k++) {
     pred = arr[k - 1]; /* `last`: what the previous call showed */
     p.arrivals = pred;
-    pat_auto_decide(au, &p, &props, k, arr[k - 1], k - 1, &sw);
+    pat_auto_decide(au, &p, &props, k, 1, arr[k - 1], k - 1, &sw);
     if (sw && pat_auto_blind(au) && engaged < 0)
       engaged = k;
     if (sw && !pat_auto_blind(au) && engaged >= 0 && k >= 30 && released < 0)
@@ -355,7 +416,7 @@ static void realized_times_after_a_long_interval(void **state) {
           au, k - late,
           realized(ran[k - late], &p, predicted,
                    ran[k - late] == PAT_REDUCE_ALG_CLAIRVOYANT ? 2 : 1));
-    ran[k] = pat_auto_decide(au, &p, &props, k, k >= lag ? predicted : NULL,
+    ran[k] = pat_auto_decide(au, &p, &props, k, 1, k >= lag ? predicted : NULL,
                              k - lag, &sw);
     most = fmax(most, pat_auto_correction(au, PAT_REDUCE_ALG_CLAIRVOYANT));
   }
@@ -385,7 +446,7 @@ static void common_overhead_changes_nothing(void **state) {
                                    ? pat_clairvoyant_estimate(&p, zeros)
                                    : pat_alg_table[ran[k - 2]]->estimate(&p)));
     ran[k] =
-        pat_auto_decide(au, &p, &props, k, k > 0 ? zeros : NULL, k - 1, &sw);
+        pat_auto_decide(au, &p, &props, k, 1, k > 0 ? zeros : NULL, k - 1, &sw);
     assert_int_equal(ran[k], ran[0]);
   }
   pat_auto_free(au);
@@ -406,9 +467,9 @@ static void same_inputs_same_choice(void **state) {
     pat_reduce_alg first, again, fresh;
     for (int r = 0; r < P; r++)
       a[r] = ((r * 7 + k * 3) % 5) * 1e-5;
-    first = pat_auto_decide(x, &p, &props, k, NULL, -1, &sw);
-    again = pat_auto_decide(x, &p, &props, -1, NULL, -1, &sw);
-    fresh = pat_auto_decide(y, &p, &props, k, NULL, -1, &sw);
+    first = pat_auto_decide(x, &p, &props, k, 1, NULL, -1, &sw);
+    again = pat_auto_decide(x, &p, &props, -1, 1, NULL, -1, &sw);
+    fresh = pat_auto_decide(y, &p, &props, k, 1, NULL, -1, &sw);
     assert_int_equal(first, again);
     assert_int_equal(first, fresh);
     /* non-commutative: only a row that keeps rank order */
@@ -433,7 +494,7 @@ static void picks_among_the_listed_rows(void **state) {
   setenv("PAT_REDUCE_ALGORITHM", "binomial,butterfly", 1);
   pat_reduce_config_reload();
   au = pat_auto_alloc(P);
-  pick = pat_auto_decide(au, &p, &props, -1, NULL, -1, &sw);
+  pick = pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &sw);
   assert_int_equal(pick, PAT_REDUCE_ALG_BUTTERFLY);
   pat_auto_free(au);
   /* all but ring left out, a non-commutative op: ring cannot serve it,
@@ -445,7 +506,7 @@ static void picks_among_the_listed_rows(void **state) {
   pat_reduce_config_reload();
   p.commutative = props.commutative = 0;
   au = pat_auto_alloc(P);
-  pick = pat_auto_decide(au, &p, &props, -1, NULL, -1, &sw);
+  pick = pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &sw);
   assert_int_not_equal(pick, PAT_REDUCE_ALG_RING);
   assert_int_equal(pat_alg_unmet(pat_alg_table[pick], &props), 0);
   pat_auto_free(au);
@@ -463,6 +524,8 @@ int main(void) {
       cmocka_unit_test(flip_flop_engages_steady_releases),
       cmocka_unit_test(planning_row_on_trial),
       cmocka_unit_test(learned_per_message_size),
+      cmocka_unit_test(trial_on_exchanged_calls),
+      cmocka_unit_test(no_trial_beyond_the_ring),
       cmocka_unit_test(same_inputs_same_choice),
       cmocka_unit_test(picks_among_the_listed_rows),
   };

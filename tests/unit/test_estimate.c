@@ -87,8 +87,7 @@ static void dynamic_rows_by_formula(void **state) {
         assert_true(nat->estimate(&p) == b);
         assert_true(lr->estimate(&p) >= b);
         if (k == 0 && P == 16)
-          expect_within(lr->estimate(&p), 3 * b, 0.10, "localredirect 8 B",
-                        &p);
+          expect_within(lr->estimate(&p), 3 * b, 0.10, "localredirect 8 B", &p);
         p = params(P, P / 3, 1 << 19, comm, NULL);
         expect_within(lr->estimate(&p), bin->estimate(&p), 0.05,
                       "localredirect 4 MiB", &p);
@@ -246,6 +245,9 @@ static void replay_by_hand(void **state) {
   arr[0] = 7;
   assert_true(pat_replay_time(r, arr) == 9.0 - 1.0);
   assert_true(pat_replay_time(NULL, arr) == INFINITY);
+  arr[1] = NAN; /* an unknown arrival: no time */
+  assert_true(pat_replay_time(r, arr) == INFINITY);
+  arr[1] = 5;
   assert_ptr_equal(pat_replay_ref(r), r);
   pat_replay_free(r);
   assert_true(pat_replay_time(r, arr) == 8.0); /* still held */
