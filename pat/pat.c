@@ -140,6 +140,13 @@ struct pat_state {
   double xexit;      /* this rank's exit stamp of call xcall (NAN: none) */
   double realized;   /* latest exit - earliest arrival of realized_call */
   long realized_call;
+  /* the last PAT_OBSERVED_KEPT observed calls' stamps and realized times,
+   * rings by their counts: a caller that was not at every call (auto
+   * between other rows' calls) still finds its own */
+  double *hist; /* PAT_OBSERVED_KEPT * nranks */
+  long hist_call[PAT_OBSERVED_KEPT], nhist;
+  double rz[PAT_OBSERVED_KEPT];
+  long rz_call[PAT_OBSERVED_KEPT], nrz;
 };
 
 static void kept_reset(kept *k) {
@@ -279,9 +286,11 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
   ps->rounds = log2_ceil(ps->nranks);
   ps->lag = pat_exchange_lag(ps->nranks);
   ps->work = malloc((size_t)ps->nranks * sizeof *ps->work);
+  ps->hist = malloc((size_t)ps->nranks * PAT_OBSERVED_KEPT * sizeof *ps->hist);
   ps->pairs = malloc((size_t)ps->nranks * KEPT * 2 * sizeof *ps->pairs);
   ps->predicted = calloc((size_t)ps->nranks, sizeof *ps->predicted);
-  if (ps->work == NULL || ps->pairs == NULL || ps->predicted == NULL ||
+  if (ps->work == NULL || ps->hist == NULL || ps->pairs == NULL ||
+      ps->predicted == NULL ||
       pat_predictor_alloc(cfg->predictor, ps->nranks, &ps->pred, NULL, 0) !=
           PAT_SUCCESS) {
     rc = MPI_ERR_NO_MEM;
@@ -311,6 +320,7 @@ void pat_state_free(pat_state *ps) {
   }
   pat_predictor_free(ps->pred);
   free(ps->work);
+  free(ps->hist);
   free(ps->pairs);
   free(ps->predicted);
   free(ps);
@@ -395,10 +405,15 @@ static int observe(pat_state *ps, pending *p) {
       }
       ps->realized = all ? last - first : NAN;
       ps->realized_call = ps->observed;
+      ps->rz[ps->nrz % PAT_OBSERVED_KEPT] = ps->realized;
+      ps->rz_call[ps->nrz++ % PAT_OBSERVED_KEPT] = ps->realized_call;
     }
     for (int r = 0; r < ps->nranks; r++)
       ps->work[r] = record(ps, p, r)[0];
     ps->observed = p->call;
+    memcpy(ps->hist + (size_t)(ps->nhist % PAT_OBSERVED_KEPT) * ps->nranks,
+           ps->work, (size_t)ps->nranks * sizeof *ps->work);
+    ps->hist_call[ps->nhist++ % PAT_OBSERVED_KEPT] = p->call;
     pat_predictor_observe(ps->pred, ps->work);
     /* every rank's samples are from the same previous call */
     observe_kind(ps, p, TRANSFER);
@@ -427,21 +442,30 @@ static int exchanges_progress(pat_state *ps) {
   return rc;
 }
 
-int pat_exchange_interval(const pat_model *model, double bytes) {
+_Static_assert(FIELDS * sizeof(double) == PAT_EXCHANGE_RECORD_BYTES,
+               "PAT_EXCHANGE_RECORD_BYTES is the exchanged record's size");
+
+int pat_exchange_interval(const pat_model *model, double bytes, int nranks) {
   int every = pat_config_get()->exchange_interval;
+  double d = pat_model_round_cost(model, bytes);
+  /* the records' time on the wire */
+  double wire = (double)(nranks - 1) * PAT_EXCHANGE_RECORD_BYTES * model->beta;
   if (every >= 0)
     return every;
-  return pat_model_round_cost(model, bytes) <
-                 PAT_EXCHANGE_SMALL_ALPHAS * model->alpha
-             ? PAT_EXCHANGE_SMALL_EVERY
-             : 1;
+  every = d < PAT_EXCHANGE_SMALL_ALPHAS * model->alpha
+              ? PAT_EXCHANGE_SMALL_EVERY
+              : 1;
+  while (every < PAT_EXCHANGE_MAX_EVERY &&
+         wire * PAT_EXCHANGE_SHARE > (double)every * d)
+    every *= 2;
+  return every;
 }
 
 int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
   int rc, every;
   pat_model m;
   if (pat_state_model(ps, &m))
-    every = pat_exchange_interval(&m, bytes);
+    every = pat_exchange_interval(&m, bytes, ps->nranks);
   else /* no model yet: exchange every call (auto) until one is fitted */
     every = ps->cfg->exchange_interval >= 0 ? ps->cfg->exchange_interval : 1;
   *stamp = pat_state_now(ps);
@@ -496,6 +520,24 @@ long pat_state_calls(const pat_state *ps) { return ps->calls; }
 double pat_state_realized(const pat_state *ps, long *call) {
   *call = ps->realized_call;
   return ps->realized;
+}
+
+const double *pat_state_observed_nth(const pat_state *ps, int k, long *call) {
+  long i = ps->nhist - 1 - k;
+  *call = -1;
+  if (k < 0 || k >= PAT_OBSERVED_KEPT || i < 0)
+    return NULL;
+  *call = ps->hist_call[i % PAT_OBSERVED_KEPT];
+  return ps->hist + (size_t)(i % PAT_OBSERVED_KEPT) * ps->nranks;
+}
+
+double pat_state_realized_nth(const pat_state *ps, int k, long *call) {
+  long i = ps->nrz - 1 - k;
+  *call = -1;
+  if (k < 0 || k >= PAT_OBSERVED_KEPT || i < 0)
+    return NAN;
+  *call = ps->rz_call[i % PAT_OBSERVED_KEPT];
+  return ps->rz[i % PAT_OBSERVED_KEPT];
 }
 
 const double *pat_state_observed(const pat_state *ps, long *call) {

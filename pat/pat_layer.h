@@ -66,6 +66,16 @@ int pat_state_exchanging(const pat_state *ps);
  * NULL while none has. */
 const double *pat_state_observed(const pat_state *ps, long *call);
 
+/* The k-th latest of the last PAT_OBSERVED_KEPT observed calls (k = 0:
+ * pat_state_observed's) and its index; NULL and -1 past them.  A caller
+ * that did not run at every call (auto between other rows' calls on the
+ * communicator) finds its own calls here. */
+#define PAT_OBSERVED_KEPT 8
+const double *pat_state_observed_nth(const pat_state *ps, int k, long *call);
+
+/* The same for realized times (NAN and -1 past them). */
+double pat_state_realized_nth(const pat_state *ps, int k, long *call);
+
 /* The realized time of a call (its latest exit stamp less its earliest
  * arrival, identical on every rank) and its index (-1, NAN: none yet).
  * A call's exits travel with the next call's stamps, so this is the call

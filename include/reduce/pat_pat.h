@@ -83,18 +83,29 @@ int pat_model_write(FILE *out, const pat_model *model);
  * nranks) rounds and advances at every call's start and end (pat/pat.c). */
 int pat_exchange_lag(int nranks);
 
-/* Every how many calls a call of bytes per rank starts a stamp exchange
- * under model: PAT_REDUCE_EXCHANGE_INTERVAL, or when that is auto, 1 when
- * the message's round cost is at least PAT_EXCHANGE_SMALL_ALPHAS
- * latencies, else PAT_EXCHANGE_SMALL_EVERY (for such messages the
- * exchange's ceil(log2 P) messages cost as much as the reduction: half of
- * an 8 B reduction at P = 64 in SMPI when every call exchanged).  A call
- * exchanges when its index is a multiple; 0: never.  (While the PAT layer
- * has no model, which it fits from exchanged measurements, auto exchanges
- * every call.) */
+/* Every how many calls a call of bytes per rank on a communicator of
+ * nranks ranks starts a stamp exchange under model:
+ * PAT_REDUCE_EXCHANGE_INTERVAL, or when that is auto the larger of
+ *  - PAT_EXCHANGE_SMALL_EVERY when the message's round cost is under
+ *    PAT_EXCHANGE_SMALL_ALPHAS latencies, else 1 (for such messages the
+ *    exchange's ceil(log2 P) messages cost as much as the reduction: half
+ *    of an 8 B reduction at P = 64 in SMPI when every call exchanged), and
+ *  - the least power of two such that the wire time of the records a rank
+ *    receives per exchange ((nranks - 1) of PAT_EXCHANGE_RECORD_BYTES,
+ *    times beta), spread over that many calls, is at most
+ *    1/PAT_EXCHANGE_SHARE of the round cost (SMPI, 64 KiB, exchanging
+ *    every call: auto 1.06x radixk balanced at P = 256, 1.22x at
+ *    P = 1024, where the records are 8 and 32 KiB; every 4th call at
+ *    P = 256: 1.01x),
+ * at most PAT_EXCHANGE_MAX_EVERY.  A call exchanges when its index is a
+ * multiple; 0: never.  (While the PAT layer has no model, which it fits
+ * from exchanged measurements, auto exchanges every call.) */
 #define PAT_EXCHANGE_SMALL_ALPHAS 10
 #define PAT_EXCHANGE_SMALL_EVERY 8
-int pat_exchange_interval(const pat_model *model, double bytes);
+#define PAT_EXCHANGE_RECORD_BYTES 32
+#define PAT_EXCHANGE_SHARE 16
+#define PAT_EXCHANGE_MAX_EVERY 64
+int pat_exchange_interval(const pat_model *model, double bytes, int nranks);
 
 /* ---- clocks ----------------------------------------------------------------
  */

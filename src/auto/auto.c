@@ -91,7 +91,8 @@
 
 #define PAT_AUTO_WINDOW 8
 /* the longest exchange lag (64) + auto's longest exchange interval + 1 */
-#define PAT_AUTO_PENDING (64 + PAT_EXCHANGE_SMALL_EVERY + 1)
+/* decisions of exchanged calls kept at once: the longest lag (64) + 3 */
+#define PAT_AUTO_PENDING (64 + 3)
 /* a costly estimate (a plan) is skipped when its row's bound is within
  * this share of the best other estimate: it could win by less */
 #define PAT_AUTO_SKIP 0.02
@@ -348,22 +349,38 @@ static int keep(pat_sched_params *dst, const pat_sched_params *p) {
   return 1;
 }
 
-/* The ring's slots in use: a decision of call c is scored at call c + L
- * (pat_exchange_lag) and its realized time comes with the next exchange,
- * E calls later (the exchange interval; auto's longest for small
- * messages), at call c + E + L; L + E + 1 slots keep it until then.  A
- * longer interval than the ring holds gets no realized times. */
-static int slots_needed(const pat_auto *s) {
-  int every = pat_config_get()->exchange_interval;
-  return pat_exchange_lag(s->nranks) + 1 +
-         (every < 0   ? PAT_EXCHANGE_SMALL_EVERY
-          : every > 1 ? every
-                      : 1);
+/* Only exchanged calls are kept (no other call is ever observed).  A
+ * decision of exchanged call c is scored when c is observed, L calls later
+ * (pat_exchange_lag), and its realized time comes when the next exchanged
+ * call is observed: at most L + 2 exchanged calls wait at once (one per
+ * call of the lag, c, and the next), so L + 3 slots, found by call. */
+static int pending_slots(const pat_auto *s) {
+  int n = pat_exchange_lag(s->nranks) + 3;
+  return n < PAT_AUTO_PENDING ? n : PAT_AUTO_PENDING;
 }
 
-static int pending_slots(const pat_auto *s) {
-  int n = slots_needed(s);
-  return n < PAT_AUTO_PENDING ? n : PAT_AUTO_PENDING;
+/* The slot waiting for call's arrivals (scoring) or, realized, for its
+ * realized time; NULL if none. */
+static pending *waiting(pat_auto *s, long call, int realized) {
+  for (int i = 0; call >= 0 && i < pending_slots(s); i++)
+    if ((realized ? s->wait[i].ran_call : s->wait[i].call) == call)
+      return &s->wait[i];
+  return NULL;
+}
+
+/* A slot for a new decision: a free one, else the oldest decision's. */
+static pending *free_slot(pat_auto *s) {
+  pending *best = NULL;
+  for (int i = 0; i < pending_slots(s); i++) {
+    pending *w = &s->wait[i];
+    long age = w->call > w->ran_call ? w->call : w->ran_call;
+    if (age < 0)
+      return w;
+    if (best == NULL ||
+        age < (best->call > best->ran_call ? best->call : best->ran_call))
+      best = w;
+  }
+  return best;
 }
 
 /* Scores the decision of call, whose real arrivals were actual: both
@@ -375,8 +392,8 @@ static void score(pat_auto *s, const double *actual, long call) {
   double aware, blind;
   if (actual == NULL || call < 0)
     return;
-  w = &s->wait[call % pending_slots(s)];
-  if (w->call != call)
+  w = waiting(s, call, 0);
+  if (w == NULL)
     return; /* not kept, or scored already */
   w->call = -1;
   aware = under(w->aware, &w->params, w->replay, actual);
@@ -393,14 +410,18 @@ static void score(pat_auto *s, const double *actual, long call) {
           : l->corr[w->aware] * aware - l->corr[w->blind] * blind;
 }
 
+void pat_auto_observed(pat_auto *s, const double *actual, long call) {
+  score(s, actual, call);
+}
+
 void pat_auto_realized(pat_auto *s, long call, double seconds) {
   pending *w;
   learned *l;
   double r;
   if (call < 0 || !(seconds > 0) || !isfinite(seconds))
     return;
-  w = &s->wait[call % pending_slots(s)];
-  if (w->ran_call != call || !(w->ran_est > 0) || !isfinite(w->ran_est))
+  w = waiting(s, call, 1);
+  if (w == NULL || !(w->ran_est > 0) || !isfinite(w->ran_est))
     return;
   w->ran_call = -1;
   l = &s->cls[w->cls];
@@ -472,14 +493,11 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
    * or the arrivals moved it), not while the scores keep auto blind */
   if (call >= 0 && !l->blind_mode && (int)s->aware != l->trusted)
     l->trusted = -1;
-  /* (no trial when realized times cannot come back: an exchange interval
-   * longer than the pending ring) */
   if (call >= 0 && pat_alg_table[run]->uses_arrivals &&
-      (int)run != l->trusted && slots_needed(s) <= PAT_AUTO_PENDING) {
-    if (s->trial_call >= 0 &&
-        (call - s->trial_call > pending_slots(s) ||
-         (observed_call > s->trial_call &&
-          s->wait[s->trial_call % pending_slots(s)].ran_call != s->trial_call)))
+      (int)run != l->trusted &&
+      pat_config_get()->exchange_interval <= PAT_EXCHANGE_MAX_EVERY) {
+    if (s->trial_call >= 0 && (waiting(s, s->trial_call, 0) == NULL &&
+                               waiting(s, s->trial_call, 1) == NULL))
       s->trial_call = -1; /* its realized time will not come: try again */
     if (s->trial_call < 0 && exchanged)
       s->trial_call = call; /* one call on trial */
@@ -487,7 +505,7 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
       run = s->blind; /* until a trial's realized time comes */
   }
   if (call >= 0 && exchanged) { /* kept for scoring once observed */
-    pending *w = &s->wait[call % pending_slots(s)];
+    pending *w = free_slot(s);
     pat_replay_free(w->replay); /* a decision never scored */
     w->replay = NULL;
     if (keep(&w->params, p)) {
@@ -539,8 +557,7 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
                        pat_reduce_alg *chosen) {
   auto_comm *ac = pat_comm_state_alg(c->state, PAT_REDUCE_ALG_AUTO);
   pat_auto *s;
-  const double *observed = NULL;
-  long call = -1, observed_call = -1;
+  long call = -1;
   int switched, exchanged = 0;
   pat_sched_params p;
   pat_model m;
@@ -570,15 +587,24 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
                          .elem_size = c->count > 0 ? c->bytes / c->count : 0,
                          .arrivals = c->arrivals};
   if (c->pat != NULL) {
-    long done_call;
-    double done = pat_state_realized(c->pat, &done_call);
+    /* every observation and realized time the PAT layer still holds,
+     * oldest first: calls of other rows between auto's may have taken
+     * the latest place (what was used already is skipped) */
+    for (int k = PAT_OBSERVED_KEPT - 1; k >= 0; k--) {
+      long at;
+      const double *arr = pat_state_observed_nth(c->pat, k, &at);
+      if (arr != NULL)
+        pat_auto_observed(s, arr, at);
+    }
+    for (int k = PAT_OBSERVED_KEPT - 1; k >= 0; k--) {
+      long at;
+      double done = pat_state_realized_nth(c->pat, k, &at);
+      pat_auto_realized(s, at, done);
+    }
     call = pat_state_calls(c->pat);
     exchanged = pat_state_exchanging(c->pat);
-    observed = pat_state_observed(c->pat, &observed_call);
-    pat_auto_realized(s, done_call, done);
   }
-  *chosen = pat_auto_decide(s, &p, props, call, exchanged, observed,
-                            observed_call, &switched);
+  *chosen = pat_auto_decide(s, &p, props, call, exchanged, NULL, -1, &switched);
   if (switched && c->rank == 0 && pat_config_get()->verbose >= 1)
     fprintf(stderr,
             "patreduce: auto on a communicator of %d ranks, call %lu: the "

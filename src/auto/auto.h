@@ -25,6 +25,10 @@ pat_reduce_alg pat_auto_decide(pat_auto *a, const pat_sched_params *params,
                                int exchanged, const double *observed,
                                long observed_call, int *switched);
 
+/* The real arrivals of call, once exchanged: scores its decision if it
+ * is kept and not scored yet (pat_auto_decide's observed does the same). */
+void pat_auto_observed(pat_auto *a, const double *actual, long call);
+
 /* The realized time of call (the latest exit less the earliest arrival,
  * from exchanged stamps, alike on every rank), once it is known, over the
  * estimate of the row that ran it (under the call's real arrivals).  A

@@ -136,7 +136,7 @@ static void test_exchange(void) {
   /* the ctest sets PAT_REDUCE_ROUND_COST=1ms: the model {1 ms, 0, 0} */
   const pat_model m = {1e-3, 0, 0};
   int lag = pat_exchange_lag(size),
-      every = pat_exchange_interval(&m, 2 * sizeof(long));
+      every = pat_exchange_interval(&m, 2 * sizeof(long), size);
   /* the first call sets the clocks up (offsets to rank 0) */
   one_call(0, 1, 0);
   pat_clock_debug_skew(rank * 1.0);

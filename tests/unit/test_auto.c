@@ -299,9 +299,10 @@ static void trial_on_exchanged_calls(void **state) {
   }
 }
 
-/* With an exchange interval longer than auto's ring of pending decisions
- * no realized time comes back: no trial then (it would hold clairvoyant
- * off for good), the planning row runs as chosen. */
+/* With an exchange interval longer than auto's longest own
+ * (PAT_EXCHANGE_MAX_EVERY) a realized time comes back that many calls
+ * later: no trial then (it would hold clairvoyant off for that long), the
+ * planning row runs as chosen. */
 static void no_trial_beyond_the_ring(void **state) {
   enum { P = 16, CALLS = 20 };
   double predicted[P];
@@ -393,17 +394,17 @@ static void flip_flop_engages_steady_releases(void **state) {
   pat_auto_free(au);
 }
 
-/* Small messages exchange stamps every PAT_EXCHANGE_SMALL_EVERY calls
- * (the default interval, auto), so a call's realized time comes with the
- * next exchange: that interval and the lag after its arrivals.  It must
- * still count: clairvoyant, twice as slow as modeled, gets corrected. */
+/* Small messages exchange stamps every E-th call (auto's interval), so
+ * a call is observed lag calls after it and its realized time comes with
+ * the next exchange.  It must still count: clairvoyant, twice as slow as
+ * modeled, gets corrected. */
 static void realized_times_after_a_long_interval(void **state) {
-  enum { P = 16, CALLS = 60 };
+  enum { P = 16, CALLS = 120, E = PAT_EXCHANGE_SMALL_EVERY };
   double predicted[P];
   pat_sched_params p = params(P, 8, predicted);
   pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
   double d = pat_sched_round_cost(&p);
-  int lag = pat_exchange_lag(P), sw, late = PAT_EXCHANGE_SMALL_EVERY + lag;
+  int lag = pat_exchange_lag(P), sw;
   pat_reduce_alg ran[CALLS];
   double most = 1;
   pat_auto *au = pat_auto_alloc(P);
@@ -411,18 +412,19 @@ static void realized_times_after_a_long_interval(void **state) {
   for (int r = 0; r < P; r++)
     predicted[r] = r == P - 1 ? 2 * d : 0;
   for (int k = 0; k < CALLS; k++) {
-    if (k >= late)
+    long x = k >= lag ? (k - lag) / E * E : -1; /* observed by now */
+    if (x >= E && (k - lag) % E == 0)           /* the one before's exit */
       pat_auto_realized(
-          au, k - late,
-          realized(ran[k - late], &p, predicted,
-                   ran[k - late] == PAT_REDUCE_ALG_CLAIRVOYANT ? 2 : 1));
-    ran[k] = pat_auto_decide(au, &p, &props, k, 1, k >= lag ? predicted : NULL,
-                             k - lag, &sw);
+          au, x - E,
+          realized(ran[x - E], &p, predicted,
+                   ran[x - E] == PAT_REDUCE_ALG_CLAIRVOYANT ? 2 : 1));
+    ran[k] = pat_auto_decide(au, &p, &props, k, k % E == 0,
+                             x >= 0 ? predicted : NULL, x, &sw);
     most = fmax(most, pat_auto_correction(au, PAT_REDUCE_ALG_CLAIRVOYANT));
   }
   print_message("clairvoyant's correction up to %.3f with realized times %d "
                 "calls late\n",
-                most, late);
+                most, E + lag);
   assert_true(most > 1.3);
   pat_auto_free(au);
 }
