@@ -25,9 +25,9 @@ DEMO_ARGS = --quiet --sizes 512K,4M --pattern single --imbalance 0.5ms,1ms,2ms
 # segments: against butterfly, the best of the bandwidth family); then,
 # when SimGrid is installed, the same at 128 simulated ranks on the
 # CURIE-like platform (deterministic, so 3 repetitions).  At P = 128 the
-# predicted clairvoyant is left out and the stamp exchange switched off
-# (too slow to simulate there: README, "Simulation at scale"); the oracle
-# shows what right predictions reach.
+# predicted clairvoyant and auto are left out and the stamp exchange
+# switched off, to keep the demo short (README, "Simulation at scale");
+# the oracle shows what right predictions reach.
 demo: build
 	@mkdir -p $(BUILD)/demo
 	mpiexec -n $(NP) $(MPIEXEC_FLAGS) $(BUILD)/patbench $(DEMO_ARGS) --reps 40 \

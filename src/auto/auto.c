@@ -15,8 +15,9 @@
  * scored: both choices' estimates under what really arrived (the aware
  * clairvoyant's plan, built for the prediction, replayed under the real
  * arrivals: the schedule's pat_replay).  While the aware choices' total
- * over the last PAT_AUTO_WINDOW scored calls is not below the blind ones'
- * (a wrong prediction can make the clairvoyant tree slower than a
+ * over the last PAT_AUTO_WINDOW scored calls (PAT_AUTO_WINDOW / E, at
+ * least 1, when only every E-th call is exchanged) is not below the blind
+ * ones' (a wrong prediction can make the clairvoyant tree slower than a
  * binomial one), auto runs the blind choice; once the aware total is
  * lower again it switches back.  PAT_REDUCE_VERBOSE = 1 says each switch
  * (rank 0); = 2 names every call's choice.  Scores come from exchanged
@@ -454,13 +455,14 @@ double pat_auto_correction(const pat_auto *s, pat_reduce_alg alg) {
 /* Blind while the aware choices did not beat the blind ones over the
  * window (calls where the two were the same row count for neither);
  * returns 1 if the mode changed. */
-static int decide_mode(learned *l) {
-  int n = l->scored < PAT_AUTO_WINDOW ? (int)l->scored : PAT_AUTO_WINDOW;
+static int decide_mode(learned *l, int window) {
+  int n = l->scored < window ? (int)l->scored : window;
   int was = l->blind_mode, differed = 0;
   double sum = 0;
-  for (int i = 0; i < n; i++) {
-    sum += l->diff[i];
-    differed |= l->diff[i] != 0;
+  for (int j = 0; j < n; j++) {
+    double d = l->diff[(l->scored - 1 - j) % PAT_AUTO_WINDOW];
+    sum += d;
+    differed |= d != 0;
   }
   if (differed)
     l->blind_mode = !(sum < 0);
@@ -487,7 +489,18 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
   score(s, observed, observed_call);
   s->cur = size_class(p);
   l = &s->cls[s->cur];
-  *switched = decide_mode(l);
+  {
+    /* the window spans about PAT_AUTO_WINDOW calls: fewer scored ones
+     * where only every E-th call is exchanged (small messages), so that a
+     * change of pattern is seen within an exchange or two */
+    int every = pat_config_get()->exchange_interval;
+    if (every < 0)
+      every = pat_exchange_interval(&p->model, (double)p->count * p->elem_size,
+                                    p->nranks);
+    every = every > 1 ? every : 1;
+    *switched = decide_mode(
+        l, PAT_AUTO_WINDOW / every > 1 ? PAT_AUTO_WINDOW / every : 1);
+  }
   run = l->blind_mode ? s->blind : s->aware;
   /* trust lapses when the aware choice moves off the row (its correction
    * or the arrivals moved it), not while the scores keep auto blind */
