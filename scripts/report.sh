@@ -386,7 +386,15 @@ every call (the last rank 1 ms late, then the first).  *Best fixed* is the
 least median of the fixed rows, *best blind* that of the rows that do not
 predict (binomial, ring, butterfly, radixk, pipeline); the goal is auto /
 best blind <= 1.03 everywhere (bold: missed).  Medians in ms; data:
-`data/auto_p64.csv`.
+`data/auto_p64.csv`.  All patterns run one after the other on one
+communicator, 16 calls each, so each pattern starts with what `auto`
+learned from the one before: at 8 B, where stamps are exchanged every 8th
+call, a change of pattern is seen only at the next exchanged call and the
+lag after it (about 11 calls at P = 64), so `odd` after `single` runs most
+of its calls on the stale predictions (alone: 1.03).  Under the flip
+pattern at 1 MiB `auto` runs its PAT-blind choice, radixk, which the
+model ranks first whatever the arrivals (the bandwidth rows' estimates add
+the same spread), while pipeline absorbs that pattern better.
 
 EOF
     awk -F, "$HDR"'
