@@ -369,18 +369,17 @@ static pending *waiting(pat_auto *s, long call, int realized) {
   return NULL;
 }
 
+/* The call a slot waits for (-1: free). */
+static long waits_for(const pending *w) {
+  return w->call > w->ran_call ? w->call : w->ran_call;
+}
+
 /* A slot for a new decision: a free one, else the oldest decision's. */
 static pending *free_slot(pat_auto *s) {
-  pending *best = NULL;
-  for (int i = 0; i < pending_slots(s); i++) {
-    pending *w = &s->wait[i];
-    long age = w->call > w->ran_call ? w->call : w->ran_call;
-    if (age < 0)
-      return w;
-    if (best == NULL ||
-        age < (best->call > best->ran_call ? best->call : best->ran_call))
-      best = w;
-  }
+  pending *best = &s->wait[0];
+  for (int i = 0; i < pending_slots(s); i++)
+    if (waits_for(&s->wait[i]) < waits_for(best))
+      best = &s->wait[i];
   return best;
 }
 
