@@ -37,7 +37,7 @@
  * odd ones (or the other one if it lacks that), as two floats.  The
  * fourth double is the rank's exit stamp of the previous call: with the
  * previous call's arrivals it gives that call's realized time (latest
- * exit less earliest arrival, pat_state_realized), which auto compares
+ * exit less earliest arrival, pat_state_realized_nth), which auto compares
  * with its estimates.  A record is 32 B per rank.
  *
  * Model: at observe time, per kind and per size, the median over the ranks
@@ -138,8 +138,6 @@ struct pat_state {
   double *predicted; /* nranks */
   long xcall;        /* the call of the latest exchange started here */
   double xexit;      /* this rank's exit stamp of call xcall (NAN: none) */
-  double realized;   /* latest exit - earliest arrival of realized_call */
-  long realized_call;
   /* the last PAT_OBSERVED_KEPT observed calls' stamps and realized times,
    * rings by their counts: a caller that was not at every call (auto
    * between other rows' calls) still finds its own */
@@ -277,9 +275,8 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
   ps->clock_tag = clock_tag;
   ps->exchange_tag = exchange_tag;
   ps->observed = -1;
-  ps->xcall = ps->realized_call = -1;
+  ps->xcall = -1;
   ps->xexit = NAN;
-  ps->realized = NAN;
   kept_reset(ps->call);
   PMPI_Comm_size(priv, &ps->nranks);
   PMPI_Comm_rank(priv, &ps->rank);
@@ -403,10 +400,8 @@ static int observe(pat_state *ps, pending *p) {
         last = fmax(last, exit);
         all &= isfinite(exit);
       }
-      ps->realized = all ? last - first : NAN;
-      ps->realized_call = ps->observed;
-      ps->rz[ps->nrz % PAT_OBSERVED_KEPT] = ps->realized;
-      ps->rz_call[ps->nrz++ % PAT_OBSERVED_KEPT] = ps->realized_call;
+      ps->rz[ps->nrz % PAT_OBSERVED_KEPT] = all ? last - first : NAN;
+      ps->rz_call[ps->nrz++ % PAT_OBSERVED_KEPT] = ps->observed;
     }
     for (int r = 0; r < ps->nranks; r++)
       ps->work[r] = record(ps, p, r)[0];
@@ -517,11 +512,6 @@ void pat_state_combine_sample(pat_state *ps, double bytes, double seconds) {
 
 long pat_state_calls(const pat_state *ps) { return ps->calls; }
 
-double pat_state_realized(const pat_state *ps, long *call) {
-  *call = ps->realized_call;
-  return ps->realized;
-}
-
 const double *pat_state_observed_nth(const pat_state *ps, int k, long *call) {
   long i = ps->nhist - 1 - k;
   *call = -1;
@@ -538,11 +528,6 @@ double pat_state_realized_nth(const pat_state *ps, int k, long *call) {
     return NAN;
   *call = ps->rz_call[i % PAT_OBSERVED_KEPT];
   return ps->rz[i % PAT_OBSERVED_KEPT];
-}
-
-const double *pat_state_observed(const pat_state *ps, long *call) {
-  *call = ps->observed;
-  return ps->observed >= 0 ? ps->work : NULL;
 }
 
 int pat_state_model(const pat_state *ps, pat_model *model) {

@@ -58,29 +58,22 @@ long pat_state_calls(const pat_state *ps);
 
 /* 1 if the current call's stamps are being exchanged (after
  * pat_state_arrive; the same on every rank): only such a call is ever
- * observed (pat_state_observed) and gets a realized time. */
+ * observed (pat_state_observed_nth) and gets a realized time. */
 int pat_state_exchanging(const pat_state *ps);
 
-/* The arrival times of the latest call whose stamps have been exchanged
- * (nranks entries, owned by ps, identical on every rank) and its index;
- * NULL while none has. */
-const double *pat_state_observed(const pat_state *ps, long *call);
-
-/* The k-th latest of the last PAT_OBSERVED_KEPT observed calls (k = 0:
- * pat_state_observed's) and its index; NULL and -1 past them.  A caller
- * that did not run at every call (auto between other rows' calls on the
- * communicator) finds its own calls here. */
+/* The arrival times of the k-th latest of the last PAT_OBSERVED_KEPT
+ * calls whose stamps have been exchanged (k = 0: the latest; nranks
+ * entries, owned by ps, identical on every rank) and its index; NULL and
+ * -1 past them.  A caller that did not run at every call (auto between
+ * other rows' calls on the communicator) finds its own calls here. */
 #define PAT_OBSERVED_KEPT 8
 const double *pat_state_observed_nth(const pat_state *ps, int k, long *call);
 
-/* The same for realized times (NAN and -1 past them). */
+/* The same for realized times: a call's latest exit stamp less its
+ * earliest arrival, identical on every rank (NAN and -1 past them).  A
+ * call's exits travel with the next exchanged call's stamps, so the
+ * latest is the call observed before the latest one. */
 double pat_state_realized_nth(const pat_state *ps, int k, long *call);
-
-/* The realized time of a call (its latest exit stamp less its earliest
- * arrival, identical on every rank) and its index (-1, NAN: none yet).
- * A call's exits travel with the next call's stamps, so this is the call
- * observed before the latest one, when both were exchanged. */
-double pat_state_realized(const pat_state *ps, long *call);
 
 /* The executor's measurements in the current call: one receive of bytes
  * (posted to completed, seconds) and one combine of bytes. */
