@@ -443,14 +443,14 @@ _Static_assert(FIELDS * sizeof(double) == PAT_EXCHANGE_RECORD_BYTES,
 int pat_exchange_interval(const pat_model *model, double bytes, int nranks) {
   int every = pat_config_get()->exchange_interval;
   double d = pat_model_round_cost(model, bytes);
-  /* the records' time on the wire */
-  double wire = (double)(nranks - 1) * PAT_EXCHANGE_RECORD_BYTES * model->beta;
+  double records = (double)(nranks - 1) * PAT_EXCHANGE_RECORD_BYTES;
+  double wire = records * model->beta; /* their time on the wire */
   if (every >= 0)
     return every;
   every = d < PAT_EXCHANGE_SMALL_ALPHAS * model->alpha
               ? PAT_EXCHANGE_SMALL_EVERY
               : 1;
-  while (every < PAT_EXCHANGE_MAX_EVERY &&
+  while (records >= PAT_EXCHANGE_WIRE_BYTES && every < PAT_EXCHANGE_MAX_EVERY &&
          wire * PAT_EXCHANGE_SHARE > (double)every * d)
     every *= 2;
   return every;

@@ -96,7 +96,11 @@ int pat_exchange_lag(int nranks);
  *    1/PAT_EXCHANGE_SHARE of the round cost (SMPI, 64 KiB, exchanging
  *    every call: auto 1.06x radixk balanced at P = 256, 1.22x at
  *    P = 1024, where the records are 8 and 32 KiB; every 4th call at
- *    P = 256: 1.01x),
+ *    P = 256: 1.01x), once the records are at least
+ *    PAT_EXCHANGE_WIRE_BYTES (below, their latency, which the first rule
+ *    weighs, is their cost, and a model fitted from tiny messages alone
+ *    can put almost all of it in beta: at P = 3 that made the interval
+ *    64, and the predictions nearly never changed),
  * at most PAT_EXCHANGE_MAX_EVERY.  A call exchanges when its index is a
  * multiple; 0: never.  (While the PAT layer has no model, which it fits
  * from exchanged measurements, auto exchanges every call.) */
@@ -104,6 +108,7 @@ int pat_exchange_lag(int nranks);
 #define PAT_EXCHANGE_SMALL_EVERY 8
 #define PAT_EXCHANGE_RECORD_BYTES 32
 #define PAT_EXCHANGE_SHARE 16
+#define PAT_EXCHANGE_WIRE_BYTES 4096
 #define PAT_EXCHANGE_MAX_EVERY 64
 int pat_exchange_interval(const pat_model *model, double bytes, int nranks);
 

@@ -435,9 +435,30 @@ static void fit_same_inputs_same_bits(void **state) {
   assert_memory_equal(&a, &b, sizeof a);
 }
 
+/* The automatic exchange interval: every call for large messages, every
+ * 8th for small ones, less often where the records' wire time is a large
+ * share of the round (P = 256 and 1024 at 64 KiB), never for the records'
+ * wire time while they are small, whatever beta a fit gave (P = 3: a model
+ * with almost no latency made it 64). */
+static void exchange_interval_auto(void **state) {
+  const pat_model curie = {2.6677e-6, 4.8179e-10, 1.6654e-10};
+  const pat_model no_latency = {1e-9, 1e-8, 0};
+  (void)state;
+  assert_int_equal(pat_exchange_interval(&curie, 1 << 20, 64), 1);
+  assert_int_equal(pat_exchange_interval(&curie, 65536, 128), 1);
+  assert_int_equal(pat_exchange_interval(&curie, 8, 64), 8);
+  assert_int_equal(pat_exchange_interval(&curie, 8, 128), 8);
+  assert_int_equal(pat_exchange_interval(&curie, 65536, 256), 2);
+  assert_int_equal(pat_exchange_interval(&curie, 65536, 1024), 8);
+  assert_int_equal(pat_exchange_interval(&curie, 65536, 16384), 64);
+  assert_int_equal(pat_exchange_interval(&no_latency, 8, 3), 1);
+  assert_int_equal(pat_exchange_interval(&no_latency, 56, 3), 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(no_history_predicts_balanced),
+      cmocka_unit_test(exchange_interval_auto),
       cmocka_unit_test(sma_averages_the_window),
       cmocka_unit_test(sma_result_is_relative),
       cmocka_unit_test(last_repeats_the_last_pattern),
