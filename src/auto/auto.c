@@ -77,6 +77,31 @@
  * a plan the network runs slower than modeled loses its lead after a few
  * calls, and the correction fades while the row does not run.
  *
+ * Measured rows.  The model ranks the rows for a machine like the one it
+ * was fitted on; on another it can be wrong by several times (this
+ * project's 2-core node, 8 ranks oversubscribed, 512 KiB: the model put
+ * pipeline first, it ran 2-3x binomial's time; auto ran it every call).
+ * So each size class's first exchanged calls set the model's pick (the
+ * blind choice) against binomial, the row every MPI library has: each
+ * runs PAT_AUTO_SAMPLES measured calls (plus one not counted: the first
+ * use pays what the MPI library sets up), alternately, on exchanged calls
+ * where auto would run a row that does not plan with arrivals (a trial
+ * or a trusted plan keeps its call).  If their median realized times
+ * stand within PAT_AUTO_AGREE of the model's ratio, the model ranks right
+ * and stays in force (SMPI: it does; the probe costs binomial's time on
+ * 4 calls per class).  Otherwise every row the blind choice weighs (up to
+ * PAT_AUTO_WIDE times the least estimate) is measured in turn, a row
+ * whose best call took over PAT_AUTO_BEHIND times the leader's median
+ * is measured no more, and each row's median time over its estimate,
+ * relative to binomial's, becomes its correction: the estimates then rank
+ * as the rows ran.  Times are compared, not ratios taken as they came:
+ * the PAT layer refits the model during the first calls.  Settled, the
+ * chosen row's ratios are watched: once PAT_AUTO_SAMPLES quiet calls in
+ * a row are off the median of its first ones by over PAT_AUTO_DRIFT
+ * (another job, another placement), every row is measured again.
+ * Everything is decided from exchanged stamps at the same calls, so alike
+ * on every rank.  PAT_REDUCE_VERBOSE = 1 prints each outcome.
+ *
  * Dynamic rows.  native and localredirect have no schedule; their
  * estimates are formulas (native.c, localredirect.c) that never beat
  * binomial's, so they win only from a list without it.
@@ -116,6 +141,25 @@
  * 4^31 bytes, the last all larger. */
 #define PAT_AUTO_CLASSES 32
 
+/* Measured rows: realized times per row measured (their median is the
+ * row's figure), the share by which the model's pick and binomial may
+ * differ from their model before every row is measured, the factor by
+ * which the settled choice's figure may move (its median of the last
+ * PAT_AUTO_SAMPLES, that many times in a row) before they are measured
+ * again (1.5 once: on this project's oversubscribed 2-core node the
+ * medians moved that much every few dozen calls), the exchanged calls a
+ * measuring may take per row measured (realized times lost to the
+ * pending ring are measured again, up to this), and how far behind the
+ * leader a row measured at its best stops being measured. */
+#define PAT_AUTO_SAMPLES 3
+#define PAT_AUTO_AGREE 0.15
+#define PAT_AUTO_DRIFT 2.0
+#define PAT_AUTO_SPEND (4 * PAT_AUTO_SAMPLES)
+#define PAT_AUTO_BEHIND 1.5
+/* a measured correction's range (medians: not clamped as tightly as the
+ * running means; pipeline's model was 6x off on that node) */
+#define PAT_AUTO_MEAS_MAX 64.0
+
 typedef struct learned {
   /* the last scores (aware minus blind) and how many there were */
   double diff[PAT_AUTO_WINDOW];
@@ -131,7 +175,71 @@ typedef struct learned {
   /* the planning row whose trial was measured, trusted while it stays
    * the aware choice (-1: none) */
   int trusted;
+  /* Measured rows (see "Measured rows" above): the last realized over
+   * estimated ratios of each row that does not plan with arrivals (a
+   * ring, newest at nmeas - 1), the phase, the rows being measured, the
+   * exchanged calls spent on it, and, once settled by measuring, the
+   * median ratio of the row the settling ranked first. */
+  double meas[PAT_REDUCE_ALG_COUNT][PAT_AUTO_SAMPLES];
+  double secs[PAT_REDUCE_ALG_COUNT][PAT_AUTO_SAMPLES]; /* realized times */
+  long nmeas[PAT_REDUCE_ALG_COUNT];
+  int phase;
+  unsigned long long measuring;
+  unsigned long long warm;         /* rows with a measured call */
+  long from[PAT_REDUCE_ALG_COUNT]; /* nmeas when the measuring began */
+  unsigned long long dropped;      /* measured enough: far behind */
+  int spent;
+  int settled_row; /* -1: none */
+  long settled_at; /* its nmeas then */
+  double settled_ratio;
+  int drifting; /* its last medians out of PAT_AUTO_DRIFT of it in a row */
 } learned;
+
+/* learned.phase */
+enum {
+  PHASE_NEW,     /* nothing measured yet */
+  PHASE_PROBE,   /* the model's blind pick against binomial */
+  PHASE_EXPLORE, /* every blind candidate */
+  PHASE_SETTLED, /* corrections in force (1 where the model was right) */
+  PHASE_DRIFTED  /* the settled choice's figure moved: measure every row */
+};
+
+/* The median of the last n of a ring of row a's measures (n <= its count
+ * and PAT_AUTO_SAMPLES). */
+static double median_of(const learned *l, const double *ring, int a, long n) {
+  double v[PAT_AUTO_SAMPLES];
+  for (long j = 0; j < n; j++) {
+    double x = ring[(l->nmeas[a] - 1 - j) % PAT_AUTO_SAMPLES];
+    long i = j;
+    for (; i > 0 && v[i - 1] > x; i--)
+      v[i] = v[i - 1];
+    v[i] = x;
+  }
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Row a's measures since the measuring began, up to PAT_AUTO_SAMPLES. */
+static long fresh(const learned *l, int a) {
+  long n = l->nmeas[a] - l->from[a];
+  return n < PAT_AUTO_SAMPLES ? n : PAT_AUTO_SAMPLES;
+}
+
+/* Row a's median realized time since the measuring began (0: none). */
+static double row_time(const learned *l, int a) {
+  return fresh(l, a) > 0 ? median_of(l, l->secs[a], a, fresh(l, a)) : 0;
+}
+
+/* Row a's median realized time over its balanced estimate under the
+ * model in force now (the PAT layer refits the model while the first
+ * calls run: ratios taken under different fits do not compare; 0: not
+ * measured). */
+static double figure(const learned *l, int a, const pat_sched_params *params) {
+  pat_sched_params p = *params;
+  double est;
+  p.arrivals = NULL;
+  est = pat_alg_table[a]->estimate(&p);
+  return est > 0 && est < INFINITY ? row_time(l, a) / est : 0;
+}
 
 static int size_class(const pat_sched_params *p) {
   double bytes = (double)p->count * p->elem_size;
@@ -154,6 +262,7 @@ typedef struct pending {
   pat_reduce_alg ran;      /* the row that ran */
   double ran_est;          /* its estimate under the real arrivals */
   int cls;                 /* its size class */
+  double spread;           /* its real arrivals' spread */
 } pending;
 
 struct pat_auto {
@@ -169,6 +278,9 @@ struct pat_auto {
   /* what was learned, per size class, and the last decision's class */
   learned cls[PAT_AUTO_CLASSES];
   int cur;
+  /* the last decision put measured corrections in force (1), found the
+   * model right (2), or neither (0) */
+  int settled_now;
   /* Trial: a planning row that becomes the choice runs one call (the
    * trial call); then, until that call's realized time comes, the blind
    * choice runs; once it came, the row is trusted (learned.trusted).
@@ -204,6 +316,7 @@ pat_auto *pat_auto_alloc(int nranks) {
         s->cls[k].corr[a] = 1;
       s->cls[k].env = 1;
       s->cls[k].trusted = -1;
+      s->cls[k].settled_row = -1;
     }
     s->planner = built_plan;
     s->trial_call = -1;
@@ -226,6 +339,8 @@ void pat_auto_free(pat_auto *s) {
 
 int pat_auto_blind(const pat_auto *s) { return s->cls[s->cur].blind_mode; }
 
+int pat_auto_settled(const pat_auto *s) { return s->settled_now; }
+
 void pat_auto_set_planner(pat_auto *s, pat_auto_planner planner, void *ctx) {
   s->planner = planner != NULL ? planner : built_plan;
   s->ctx = ctx;
@@ -240,6 +355,18 @@ static int weighed(int a, const pat_sched_params *params,
   return (mask & (1ull << a)) && row->estimate != NULL &&
          pat_alg_unmet(row, props) == 0 &&
          !(row->uses_arrivals && (!aware || params->arrivals == NULL));
+}
+
+/* Whether least_of estimates row a: weighed, and not a row whose
+ * estimate is never below another weighed row's
+ * (pat_alg_row.never_below). */
+static int counted(int a, const pat_sched_params *params,
+                   const pat_call_props *props, int aware,
+                   unsigned long long mask) {
+  const pat_alg_row *row = pat_alg_table[a];
+  return weighed(a, params, props, aware, mask) &&
+         !(row->never_below != NULL &&
+           weighed(row->never_below->id, params, props, aware, mask));
 }
 
 /* The least estimate among the rows of mask that can serve props; aware:
@@ -267,10 +394,8 @@ static pat_reduce_alg least_of(const pat_auto *s,
       const pat_alg_row *row = pat_alg_table[a];
       pat_replay *r = NULL;
       double t;
-      if (!weighed(a, params, props, aware, mask) ||
-          (row->bound != NULL) != costly ||
-          (row->never_below != NULL &&
-           weighed(row->never_below->id, params, props, aware, mask)))
+      if (!counted(a, params, props, aware, mask) ||
+          (row->bound != NULL) != costly)
         continue;
       if (costly && corr[a] * row->bound(&p) >= best_t * (1 - PAT_AUTO_SKIP))
         continue;
@@ -383,6 +508,172 @@ static pending *free_slot(pat_auto *s) {
   return best;
 }
 
+/* The rows the blind choice weighs for a call (as least does), less
+ * those whose estimate is over PAT_AUTO_WIDE times the least: a model
+ * wrong by more is not what measuring is for, and measuring them costs
+ * (P = 64, 8 B: pipeline's chain takes 10x binomial's tree). */
+#define PAT_AUTO_WIDE 4.0
+static unsigned long long blind_rows(const pat_sched_params *params,
+                                     const pat_call_props *props) {
+  unsigned long long rows = 0, mask = pat_config_get()->candidates;
+  double t[PAT_REDUCE_ALG_COUNT], least_t = INFINITY;
+  pat_sched_params p = *params;
+  p.arrivals = NULL;
+  for (int pass = 0; pass < 2 && rows == 0; pass++, mask = ~0ull)
+    for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+      if (counted(a, &p, props, 0, mask)) {
+        t[a] = pat_alg_table[a]->estimate(&p);
+        if (t[a] < INFINITY)
+          rows |= 1ull << a;
+        least_t = t[a] < least_t ? t[a] : least_t;
+      }
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    if ((rows & (1ull << a)) && t[a] > PAT_AUTO_WIDE * least_t)
+      rows &= ~(1ull << a);
+  return rows;
+}
+
+static int rows_in(unsigned long long rows) {
+  int n = 0;
+  for (; rows != 0; rows &= rows - 1)
+    n++;
+  return n;
+}
+
+/* Calls of row a in class cls whose realized time is still due. */
+static int in_flight(const pat_auto *s, int cls, int a) {
+  int n = 0;
+  for (int i = 0; i < pending_slots(s); i++)
+    n += s->wait[i].cls == cls && (int)s->wait[i].ran == a &&
+         waits_for(&s->wait[i]) >= 0;
+  return n;
+}
+
+/* Begins measuring rows (keeping the ratios of rows measured already). */
+static void measure(learned *l, int phase, unsigned long long rows) {
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    if ((rows & (1ull << a)) && !(l->measuring & (1ull << a)))
+      l->from[a] = l->nmeas[a];
+  l->measuring |= rows;
+  l->phase = phase;
+  l->spent = 0;
+}
+
+/* The measured figures in force: each measured row's median ratio over
+ * binomial's (over the least one's without binomial) is its correction
+ * (rows not measured: 1); rows: 0 to put the model back in force. */
+static void settle(pat_auto *s, learned *l, unsigned long long rows,
+                   const pat_sched_params *p) {
+  double f[PAT_REDUCE_ALG_COUNT], ref = INFINITY;
+  const int bin = PAT_REDUCE_ALG_BINOMIAL;
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+    f[a] = (rows & (1ull << a)) ? figure(l, a, p) : 0;
+    if (f[a] > 0 && (a == bin || (!(f[bin] > 0) && f[a] < ref)))
+      ref = f[a];
+  }
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    if (!pat_alg_table[a]->uses_arrivals)
+      l->corr[a] = f[a] > 0 ? fmin(fmax(f[a] / ref, 1 / PAT_AUTO_MEAS_MAX),
+                                   PAT_AUTO_MEAS_MAX)
+                            : 1;
+  if (ref < INFINITY) /* the machine's factor, now that of the reference */
+    l->env = fmin(fmax(ref, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
+  l->phase = PHASE_SETTLED;
+  l->measuring = l->dropped = 0;
+  l->settled_row = -1; /* the blind choice, once chosen again */
+  s->have = s->have_blind = 0;
+}
+
+/* Moves the measuring of class l on from what came in; returns 1 if the
+ * corrections changed (the choices are due again). */
+static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
+                   const pat_call_props *props) {
+  const int bin = PAT_REDUCE_ALG_BINOMIAL;
+  int done = 1;
+  switch (l->phase) {
+  case PHASE_NEW: {
+    unsigned long long rows = blind_rows(p, props);
+    if ((int)s->blind == bin || !(rows & (1ull << bin)) ||
+        !(rows & (1ull << s->blind))) {
+      settle(s, l, 0, p); /* nothing to set the model's pick against */
+      return 0;
+    }
+    measure(l, PHASE_PROBE, (1ull << bin) | (1ull << s->blind));
+    return 0;
+  }
+  case PHASE_DRIFTED:
+    measure(l, PHASE_EXPLORE, blind_rows(p, props));
+    return 0;
+  case PHASE_PROBE:
+  case PHASE_EXPLORE:
+    for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+      if ((l->measuring & ~l->dropped & (1ull << a)) &&
+          fresh(l, a) < PAT_AUTO_SAMPLES)
+        done = 0;
+    if (!done && l->spent < PAT_AUTO_SPEND * rows_in(l->measuring))
+      return 0;
+    if (l->phase == PHASE_PROBE) {
+      /* the model's pick and binomial: if both run as their model says
+       * within PAT_AUTO_AGREE of each other, the model ranks right */
+      int pick = -1;
+      double ratio;
+      for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+        if ((l->measuring & (1ull << a)) && a != bin)
+          pick = a;
+      ratio = figure(l, pick, p) > 0 && figure(l, bin, p) > 0
+                  ? figure(l, pick, p) / figure(l, bin, p)
+                  : 1;
+      if (ratio <= 1 + PAT_AUTO_AGREE && 1 / ratio <= 1 + PAT_AUTO_AGREE) {
+        settle(s, l, 0, p);
+        return 1;
+      }
+      measure(l, PHASE_EXPLORE, blind_rows(p, props));
+      return 0;
+    }
+    settle(s, l, l->measuring, p);
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* The row this exchanged call measures, or -1: of the rows being
+ * measured, the one with the fewest ratios come and due (the first in
+ * the table on ties), while it has fewer than PAT_AUTO_SAMPLES. */
+static int measure_row(const pat_auto *s, learned *l) {
+  int best = -1, best_n = PAT_AUTO_SAMPLES;
+  double lead = INFINITY;
+  if (l->phase != PHASE_PROBE && l->phase != PHASE_EXPLORE)
+    return -1;
+  /* exploring, a row measured at over PAT_AUTO_BEHIND times the leader's
+   * time even at its best is measured no more (its median stays far
+   * behind; an oversubscribed node, P = 8, 512 KiB: pipeline 2-3x) */
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    if ((l->measuring & (1ull << a)) && fresh(l, a) > 0 &&
+        row_time(l, a) < lead)
+      lead = row_time(l, a);
+  for (int a = 0; l->phase == PHASE_EXPLORE && a < PAT_REDUCE_ALG_COUNT; a++)
+    if ((l->measuring & (1ull << a)) && fresh(l, a) > 0) {
+      double least_t = INFINITY;
+      for (long j = 0; j < fresh(l, a); j++) {
+        double x = l->secs[a][(l->nmeas[a] - 1 - j) % PAT_AUTO_SAMPLES];
+        least_t = x < least_t ? x : least_t;
+      }
+      if (least_t > PAT_AUTO_BEHIND * lead)
+        l->dropped |= 1ull << a;
+    }
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    if (l->measuring & ~l->dropped & (1ull << a)) {
+      int n = (int)fresh(l, a) + in_flight(s, s->cur, a);
+      if (n < best_n) {
+        best_n = n;
+        best = a;
+      }
+    }
+  l->spent += best >= 0;
+  return best;
+}
+
 /* Scores the decision of call, whose real arrivals were actual: both
  * choices' estimates under them, each corrected by its row's realized
  * over estimated ratio. */
@@ -401,8 +692,18 @@ static void score(pat_auto *s, const double *actual, long call) {
       w->aware == w->blind ? aware : under(w->blind, &w->params, NULL, actual);
   pat_replay_free(w->replay);
   w->replay = NULL;
-  w->ran_est = w->ran == w->aware ? aware : blind; /* it ran one of them */
+  w->ran_est = w->ran == w->aware   ? aware
+               : w->ran == w->blind ? blind
+                                    : under(w->ran, &w->params, NULL, actual);
   w->ran_call = call;
+  {
+    double lo = INFINITY, hi = -INFINITY;
+    for (int r = 0; r < w->params.nranks; r++) {
+      lo = actual[r] < lo ? actual[r] : lo;
+      hi = actual[r] > hi ? actual[r] : hi;
+    }
+    w->spread = hi - lo;
+  }
   l = &s->cls[w->cls];
   l->diff[l->scored++ % PAT_AUTO_WINDOW] =
       w->aware == w->blind
@@ -412,6 +713,28 @@ static void score(pat_auto *s, const double *actual, long call) {
 
 void pat_auto_observed(pat_auto *s, const double *actual, long call) {
   score(s, actual, call);
+}
+
+/* Settled, a new ratio r of row a: the first PAT_AUTO_SAMPLES of the
+ * settled choice set its figure (their median); once PAT_AUTO_SAMPLES
+ * ratios in a row are off it by more than PAT_AUTO_DRIFT, every row is
+ * measured again (the machine changed: another job, another placement).
+ * Only quiet calls (arrivals within a tenth of the realized time) count:
+ * the estimates of the bandwidth rows under late ranks are their
+ * balanced formulas plus the spread, so a new arrival pattern moves their
+ * ratios (SMPI, P = 64, 1 MiB: a rank late made radixk's ratio drift and
+ * every row was measured again). */
+static void drifted(learned *l, int a, double r, int quiet) {
+  if (l->phase != PHASE_SETTLED || a != l->settled_row || !quiet ||
+      l->nmeas[a] - l->settled_at < PAT_AUTO_SAMPLES)
+    return;
+  if (!(l->settled_ratio > 0))
+    l->settled_ratio = median_of(l, l->meas[a], a, PAT_AUTO_SAMPLES);
+  else if (!(r > PAT_AUTO_DRIFT * l->settled_ratio ||
+             r * PAT_AUTO_DRIFT < l->settled_ratio))
+    l->drifting = 0;
+  else if (++l->drifting >= PAT_AUTO_SAMPLES)
+    l->phase = PHASE_DRIFTED;
 }
 
 void pat_auto_realized(pat_auto *s, long call, double seconds) {
@@ -429,10 +752,24 @@ void pat_auto_realized(pat_auto *s, long call, double seconds) {
     s->trial_call = -1;
     l->trusted = (int)w->ran;
   }
-  r = fmin(fmax(seconds / w->ran_est, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
+  r = seconds / w->ran_est;
+  if (!pat_alg_table[w->ran]->uses_arrivals) {
+    /* a row's first measured call is not counted: it paid for what the
+     * MPI library sets up on first use (connections to new peers; on
+     * that node the first calls took up to 10x the later ones) */
+    int a = (int)w->ran;
+    if (l->warm & (1ull << a)) {
+      l->secs[a][l->nmeas[a] % PAT_AUTO_SAMPLES] = seconds;
+      l->meas[a][l->nmeas[a]++ % PAT_AUTO_SAMPLES] = r;
+      drifted(l, a, r, w->spread < 0.1 * seconds);
+    }
+    l->warm |= 1ull << a;
+  }
+  r = fmin(fmax(r, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
   if (!pat_alg_table[w->ran]->uses_arrivals)
+    /* over the row's measured correction: the machine, not the row */
     l->env = exp((1 - PAT_AUTO_CORR_WEIGHT) * log(l->env) +
-                 PAT_AUTO_CORR_WEIGHT * log(r));
+                 PAT_AUTO_CORR_WEIGHT * log(r / l->corr[w->ran]));
   else
     r = fmin(fmax(r / l->env, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
@@ -468,13 +805,10 @@ static int decide_mode(learned *l, int window) {
   return l->blind_mode != was;
 }
 
-pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
-                               const pat_call_props *props, long call,
-                               int exchanged, const double *observed,
-                               long observed_call, int *switched) {
+/* Both choices for the call (kept while their inputs repeat). */
+static void choose(pat_auto *s, const pat_sched_params *p,
+                   const pat_call_props *props) {
   pat_sched_params balanced = *p;
-  pat_reduce_alg run;
-  learned *l;
   balanced.arrivals = NULL;
   if (!s->have_blind || !same_inputs(&s->blind_key, &balanced)) {
     s->blind = least(s, p, props, 0, NULL);
@@ -485,9 +819,35 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
     s->aware = least(s, p, props, 1, &s->aware_replay);
     s->have = keep(&s->key, p);
   }
-  score(s, observed, observed_call);
+}
+
+pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
+                               const pat_call_props *props, long call,
+                               int exchanged, const double *observed,
+                               long observed_call, int *switched) {
+  pat_reduce_alg run;
+  learned *l;
+  int measured = -1;
+  int realizing = call >= 0 &&
+                  pat_config_get()->exchange_interval <= PAT_EXCHANGE_MAX_EVERY;
   s->cur = size_class(p);
   l = &s->cls[s->cur];
+  choose(s, p, props);
+  score(s, observed, observed_call);
+  s->settled_now = 0;
+  if (realizing) {
+    int was = l->phase;
+    if (advance(s, l, p, props))
+      choose(s, p, props); /* the corrections changed */
+    if (l->phase == PHASE_SETTLED && was != PHASE_SETTLED && was != PHASE_NEW)
+      s->settled_now = was == PHASE_PROBE ? 2 : 1;
+    if (l->phase == PHASE_SETTLED && l->settled_row < 0) {
+      l->settled_row = (int)s->blind;
+      l->settled_at = l->nmeas[s->blind];
+      l->settled_ratio = 0; /* from its next ratios */
+      l->drifting = 0;
+    }
+  }
   {
     /* the window spans about PAT_AUTO_WINDOW calls: fewer scored ones
      * where only every E-th call is exchanged (small messages), so that a
@@ -505,9 +865,8 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
    * or the arrivals moved it), not while the scores keep auto blind */
   if (call >= 0 && !l->blind_mode && (int)s->aware != l->trusted)
     l->trusted = -1;
-  if (call >= 0 && pat_alg_table[run]->uses_arrivals &&
-      (int)run != l->trusted &&
-      pat_config_get()->exchange_interval <= PAT_EXCHANGE_MAX_EVERY) {
+  if (realizing && pat_alg_table[run]->uses_arrivals &&
+      (int)run != l->trusted) {
     if (s->trial_call >= 0 && (waiting(s, s->trial_call, 0) == NULL &&
                                waiting(s, s->trial_call, 1) == NULL))
       s->trial_call = -1; /* its realized time will not come: try again */
@@ -516,6 +875,11 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
     else
       run = s->blind; /* until a trial's realized time comes */
   }
+  /* a row being measured runs in place of one that does not plan with
+   * arrivals (a trial or a trusted plan keeps its call) */
+  if (realizing && exchanged && !pat_alg_table[run]->uses_arrivals &&
+      (measured = measure_row(s, l)) >= 0)
+    run = (pat_reduce_alg)measured;
   if (call >= 0 && exchanged) { /* kept for scoring once observed */
     pending *w = free_slot(s);
     pat_replay_free(w->replay); /* a decision never scored */
@@ -617,6 +981,19 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
     exchanged = pat_state_exchanging(c->pat);
   }
   *chosen = pat_auto_decide(s, &p, props, call, exchanged, NULL, -1, &switched);
+  if (pat_auto_settled(s) && c->rank == 0 && pat_config_get()->verbose >= 1) {
+    fprintf(stderr,
+            "patreduce: auto on a communicator of %d ranks, call %lu, %.0f B: "
+            "rows measured against their model; %s",
+            c->nranks, pat_comm_state_calls(c->state), c->bytes,
+            pat_auto_settled(s) == 2 ? "it ranks right\n" : "now weighed");
+    for (int a = 0; pat_auto_settled(s) == 1 && a < PAT_REDUCE_ALG_COUNT; a++)
+      if (pat_auto_correction(s, (pat_reduce_alg)a) != 1)
+        fprintf(stderr, " %s x%.2f", pat_alg_table[a]->name,
+                pat_auto_correction(s, (pat_reduce_alg)a));
+    if (pat_auto_settled(s) == 1)
+      fprintf(stderr, "; choosing %s\n", pat_alg_table[*chosen]->name);
+  }
   if (switched && c->rank == 0 && pat_config_get()->verbose >= 1)
     fprintf(stderr,
             "patreduce: auto on a communicator of %d ranks, call %lu: the "

@@ -39,7 +39,9 @@ void pat_auto_observed(pat_auto *a, const double *actual, long call);
  * are running geometric means (weight 1/4, ratios clamped to 1/4..4); auto
  * multiplies a planning row's estimates by its correction, which fades
  * towards 1 (1/32 of its log per measured call) while the row does not
- * run.  Only a call pat_auto_decide scored counts. */
+ * run.  Only a call pat_auto_decide scored counts.  The rows that do not
+ * plan also keep their last realized times, which the measuring of rows
+ * (auto.c, "Measured rows") compares when the model ranks them wrong. */
 void pat_auto_realized(pat_auto *a, long call, double seconds);
 
 /* A row's current correction (1 until one of its calls was measured). */
@@ -55,6 +57,11 @@ typedef double (*pat_auto_planner)(void *ctx, pat_reduce_alg alg,
                                    const pat_sched_params *params,
                                    pat_replay **replay);
 void pat_auto_set_planner(pat_auto *a, pat_auto_planner planner, void *ctx);
+
+/* 1 if the last decision put the measured rows' corrections in force
+ * (the model ranked the rows wrong on this machine), 2 if it found the
+ * model right (its pick and binomial ran as modeled), else 0. */
+int pat_auto_settled(const pat_auto *a);
 
 /* 1 while auto chooses without the predictions. */
 int pat_auto_blind(const pat_auto *a);
