@@ -144,10 +144,10 @@
 /* Measured rows: realized times per row measured (their median is the
  * row's figure), the share by which the model's pick and binomial may
  * differ from their model before every row is measured, the factor by
- * which the settled choice's figure may move (its median of the last
- * PAT_AUTO_SAMPLES, that many times in a row) before they are measured
- * again (1.5 once: on this project's oversubscribed 2-core node the
- * medians moved that much every few dozen calls), the exchanged calls a
+ * which the settled choice's ratio may move (on PAT_AUTO_SAMPLES quiet
+ * calls in a row) before they are measured again (1.5 on a median once:
+ * on this project's oversubscribed 2-core node the medians moved that
+ * much every few dozen calls), the exchanged calls a
  * measuring may take per row measured (realized times lost to the
  * pending ring are measured again, up to this), and how far behind the
  * leader a row measured at its best stops being measured. */
@@ -192,7 +192,7 @@ typedef struct learned {
   int settled_row; /* -1: none */
   long settled_at; /* its nmeas then */
   double settled_ratio;
-  int drifting; /* its last medians out of PAT_AUTO_DRIFT of it in a row */
+  int drifting; /* its last quiet ratios off it by PAT_AUTO_DRIFT, in a row */
 } learned;
 
 /* learned.phase */
@@ -204,12 +204,17 @@ enum {
   PHASE_DRIFTED  /* the settled choice's figure moved: measure every row */
 };
 
+/* The j-th newest of a ring of row a's measures (j = 0: the latest). */
+static double newest(const learned *l, const double *ring, int a, long j) {
+  return ring[(l->nmeas[a] - 1 - j) % PAT_AUTO_SAMPLES];
+}
+
 /* The median of the last n of a ring of row a's measures (n <= its count
  * and PAT_AUTO_SAMPLES). */
 static double median_of(const learned *l, const double *ring, int a, long n) {
   double v[PAT_AUTO_SAMPLES];
   for (long j = 0; j < n; j++) {
-    double x = ring[(l->nmeas[a] - 1 - j) % PAT_AUTO_SAMPLES];
+    double x = newest(l, ring, a, j);
     long i = j;
     for (; i > 0 && v[i - 1] > x; i--)
       v[i] = v[i - 1];
@@ -616,13 +621,13 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
       /* the model's pick and binomial: if both run as their model says
        * within PAT_AUTO_AGREE of each other, the model ranks right */
       int pick = -1;
-      double ratio;
+      double f_pick, f_bin, ratio;
       for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
         if ((l->measuring & (1ull << a)) && a != bin)
           pick = a;
-      ratio = figure(l, pick, p) > 0 && figure(l, bin, p) > 0
-                  ? figure(l, pick, p) / figure(l, bin, p)
-                  : 1;
+      f_pick = figure(l, pick, p);
+      f_bin = figure(l, bin, p);
+      ratio = f_pick > 0 && f_bin > 0 ? f_pick / f_bin : 1;
       if (ratio <= 1 + PAT_AUTO_AGREE && 1 / ratio <= 1 + PAT_AUTO_AGREE) {
         settle(s, l, 0, p);
         return 1;
@@ -656,7 +661,7 @@ static int measure_row(const pat_auto *s, learned *l) {
     if ((l->measuring & (1ull << a)) && fresh(l, a) > 0) {
       double least_t = INFINITY;
       for (long j = 0; j < fresh(l, a); j++) {
-        double x = l->secs[a][(l->nmeas[a] - 1 - j) % PAT_AUTO_SAMPLES];
+        double x = newest(l, l->secs[a], a, j);
         least_t = x < least_t ? x : least_t;
       }
       if (least_t > PAT_AUTO_BEHIND * lead)
@@ -697,12 +702,9 @@ static void score(pat_auto *s, const double *actual, long call) {
                                     : under(w->ran, &w->params, NULL, actual);
   w->ran_call = call;
   {
-    double lo = INFINITY, hi = -INFINITY;
-    for (int r = 0; r < w->params.nranks; r++) {
-      lo = actual[r] < lo ? actual[r] : lo;
-      hi = actual[r] > hi ? actual[r] : hi;
-    }
-    w->spread = hi - lo;
+    pat_sched_params q = w->params;
+    q.arrivals = actual;
+    w->spread = pat_sched_spread(&q);
   }
   l = &s->cls[w->cls];
   l->diff[l->scored++ % PAT_AUTO_WINDOW] =
@@ -740,7 +742,7 @@ static void drifted(learned *l, int a, double r, int quiet) {
 void pat_auto_realized(pat_auto *s, long call, double seconds) {
   pending *w;
   learned *l;
-  double r;
+  double r, raw;
   if (call < 0 || !(seconds > 0) || !isfinite(seconds))
     return;
   w = waiting(s, call, 1);
@@ -752,7 +754,8 @@ void pat_auto_realized(pat_auto *s, long call, double seconds) {
     s->trial_call = -1;
     l->trusted = (int)w->ran;
   }
-  r = seconds / w->ran_est;
+  raw = seconds / w->ran_est;
+  r = fmin(fmax(raw, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
   if (!pat_alg_table[w->ran]->uses_arrivals) {
     /* a row's first measured call is not counted: it paid for what the
      * MPI library sets up on first use (connections to new peers; on
@@ -760,18 +763,16 @@ void pat_auto_realized(pat_auto *s, long call, double seconds) {
     int a = (int)w->ran;
     if (l->warm & (1ull << a)) {
       l->secs[a][l->nmeas[a] % PAT_AUTO_SAMPLES] = seconds;
-      l->meas[a][l->nmeas[a]++ % PAT_AUTO_SAMPLES] = r;
-      drifted(l, a, r, w->spread < 0.1 * seconds);
+      l->meas[a][l->nmeas[a]++ % PAT_AUTO_SAMPLES] = raw;
+      drifted(l, a, raw, w->spread < 0.1 * seconds);
     }
     l->warm |= 1ull << a;
-  }
-  r = fmin(fmax(r, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
-  if (!pat_alg_table[w->ran]->uses_arrivals)
     /* over the row's measured correction: the machine, not the row */
     l->env = exp((1 - PAT_AUTO_CORR_WEIGHT) * log(l->env) +
                  PAT_AUTO_CORR_WEIGHT * log(r / l->corr[w->ran]));
-  else
+  } else {
     r = fmin(fmax(r / l->env, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
+  }
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
     if (pat_alg_table[a]->uses_arrivals)
       l->corr[a] = a == (int)w->ran
@@ -934,7 +935,7 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
   auto_comm *ac = pat_comm_state_alg(c->state, PAT_REDUCE_ALG_AUTO);
   pat_auto *s;
   long call = -1;
-  int switched, exchanged = 0;
+  int switched, settled, exchanged = 0;
   pat_sched_params p;
   pat_model m;
   if (ac == NULL) {
@@ -981,17 +982,18 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
     exchanged = pat_state_exchanging(c->pat);
   }
   *chosen = pat_auto_decide(s, &p, props, call, exchanged, NULL, -1, &switched);
-  if (pat_auto_settled(s) && c->rank == 0 && pat_config_get()->verbose >= 1) {
+  settled = pat_auto_settled(s);
+  if (settled && c->rank == 0 && pat_config_get()->verbose >= 1) {
     fprintf(stderr,
             "patreduce: auto on a communicator of %d ranks, call %lu, %.0f B: "
             "rows measured against their model; %s",
             c->nranks, pat_comm_state_calls(c->state), c->bytes,
-            pat_auto_settled(s) == 2 ? "it ranks right\n" : "now weighed");
-    for (int a = 0; pat_auto_settled(s) == 1 && a < PAT_REDUCE_ALG_COUNT; a++)
+            settled == 2 ? "it ranks right\n" : "now weighed");
+    for (int a = 0; settled == 1 && a < PAT_REDUCE_ALG_COUNT; a++)
       if (pat_auto_correction(s, (pat_reduce_alg)a) != 1)
         fprintf(stderr, " %s x%.2f", pat_alg_table[a]->name,
                 pat_auto_correction(s, (pat_reduce_alg)a));
-    if (pat_auto_settled(s) == 1)
+    if (settled == 1)
       fprintf(stderr, "; choosing %s\n", pat_alg_table[*chosen]->name);
   }
   if (switched && c->rank == 0 && pat_config_get()->verbose >= 1)
