@@ -643,10 +643,13 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
 }
 
 /* The row this exchanged call measures, or -1: of the rows being
- * measured, the one with the fewest ratios come and due (the first in
- * the table on ties), while it has fewer than PAT_AUTO_SAMPLES. */
-static int measure_row(const pat_auto *s, learned *l) {
-  int best = -1, best_n = PAT_AUTO_SAMPLES;
+ * measured that serve props (a size class's calls may differ in op or
+ * layout: the measuring began on calls a row served), the one with the
+ * fewest ratios come and due (the first in the table on ties), while it
+ * has fewer than PAT_AUTO_SAMPLES. */
+static int measure_row(const pat_auto *s, learned *l,
+                       const pat_call_props *props) {
+  int best = -1, best_n = PAT_AUTO_SAMPLES, unserved = 0;
   double lead = INFINITY;
   if (l->phase != PHASE_PROBE && l->phase != PHASE_EXPLORE)
     return -1;
@@ -670,12 +673,16 @@ static int measure_row(const pat_auto *s, learned *l) {
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
     if (l->measuring & ~l->dropped & (1ull << a)) {
       int n = (int)fresh(l, a) + in_flight(s, s->cur, a);
-      if (n < best_n) {
+      if (pat_alg_unmet(pat_alg_table[a], props) != 0)
+        unserved |= n < PAT_AUTO_SAMPLES;
+      else if (n < best_n) {
         best_n = n;
         best = a;
       }
     }
-  l->spent += best >= 0;
+  /* a call that a row still wanting measures cannot serve counts as
+   * spent too: measuring ends even if such calls are all that come */
+  l->spent += best >= 0 || unserved;
   return best;
 }
 
@@ -879,7 +886,7 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
   /* a row being measured runs in place of one that does not plan with
    * arrivals (a trial or a trusted plan keeps its call) */
   if (realizing && exchanged && !pat_alg_table[run]->uses_arrivals &&
-      (measured = measure_row(s, l)) >= 0)
+      (measured = measure_row(s, l, props)) >= 0)
     run = (pat_reduce_alg)measured;
   if (call >= 0 && exchanged) { /* kept for scoring once observed */
     pending *w = free_slot(s);

@@ -321,8 +321,6 @@ static void no_trial_beyond_the_ring(void **state) {
         pat_auto_decide(au, &p, &props, k, k % 100 == 0, predicted, k - 1, &sw),
         PAT_REDUCE_ALG_CLAIRVOYANT);
   pat_auto_free(au);
-  unsetenv("PAT_REDUCE_EXCHANGE_INTERVAL");
-  pat_reduce_config_reload();
 }
 
 /* What auto learns at one message size stays there: clairvoyant twice as
@@ -526,8 +524,43 @@ static void measured_rows_overrule_the_model(void **state) {
   for (int k = CALLS - 10; k < CALLS; k++)
     assert_int_not_equal(ran[k], PAT_REDUCE_ALG_BINOMIAL);
   pat_auto_free(au);
-  unsetenv("PAT_REDUCE_ALGORITHM");
+}
+
+/* A size class's calls may change op: measuring that began on
+ * commutative calls never runs a row that cannot serve a later
+ * non-commutative call (the differential matrix at P = 6 ran ring for a
+ * 2x2 matrix product), and it ends even when only such calls come. */
+static void measuring_serves_every_call(void **state) {
+  enum { P = 16, CALLS = 120 };
+  double zeros[P] = {0}, factor[PAT_REDUCE_ALG_COUNT];
+  pat_sched_params p = params(P, 8192, zeros);
+  pat_call_props comm = {.commutative = 1, .contiguous = 1, .count = 8192};
+  pat_call_props noncomm = comm;
+  pat_auto *au = pat_auto_alloc(P);
+  pat_reduce_alg ran[CALLS], pick;
+  int sw, unserving = 0, last_change = -1;
+  (void)state;
+  noncomm.commutative = 0;
+  setenv("PAT_REDUCE_ALGORITHM", "^clairvoyant", 1);
   pat_reduce_config_reload();
+  pick = pat_auto_decide(au, &p, &comm, -1, 1, NULL, -1, &sw);
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    factor[a] = a == (int)pick ? 3 : a == PAT_REDUCE_ALG_BINOMIAL ? 1 : 2;
+  drive(au, &p, &comm, zeros, 0, 12, factor, ran); /* probe, then explore */
+  p.commutative = 0;
+  drive(au, &p, &noncomm, zeros, 12, CALLS, factor, ran);
+  for (int k = 12; k < CALLS; k++) {
+    unserving += pat_alg_unmet(pat_alg_table[ran[k]], &noncomm) != 0;
+    if (ran[k] != ran[k - 1])
+      last_change = k;
+  }
+  print_message("non-commutative from call 12: rows that cannot serve it "
+                "run %d times; last change of row at call %d (%s)\n",
+                unserving, last_change,
+                pat_reduce_algorithm_name(ran[CALLS - 1]));
+  assert_int_equal(unserving, 0);
+  assert_true(last_change < CALLS - 20);
+  pat_auto_free(au);
 }
 
 /* Measuring ends even when realized times never come (the ring moved
@@ -613,26 +646,40 @@ static void picks_among_the_listed_rows(void **state) {
   assert_int_not_equal(pick, PAT_REDUCE_ALG_RING);
   assert_int_equal(pat_alg_unmet(pat_alg_table[pick], &props), 0);
   pat_auto_free(au);
+}
+
+/* After every test, even one whose assertion failed: the variables the
+ * tests set are unset again, so that no test runs under another's. */
+static int reset_env(void **state) {
+  (void)state;
   unsetenv("PAT_REDUCE_ALGORITHM");
+  unsetenv("PAT_REDUCE_EXCHANGE_INTERVAL");
   pat_reduce_config_reload();
+  return 0;
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(picks_within_ten_percent_of_the_best),
-      cmocka_unit_test(wrong_predictions_turned_off_and_back_on),
-      cmocka_unit_test(realized_times_correct_the_estimates),
-      cmocka_unit_test(realized_times_after_a_long_interval),
-      cmocka_unit_test(common_overhead_changes_nothing),
-      cmocka_unit_test(measured_rows_overrule_the_model),
-      cmocka_unit_test(measuring_without_realized_times_ends),
-      cmocka_unit_test(flip_flop_engages_steady_releases),
-      cmocka_unit_test(planning_row_on_trial),
-      cmocka_unit_test(learned_per_message_size),
-      cmocka_unit_test(trial_on_exchanged_calls),
-      cmocka_unit_test(no_trial_beyond_the_ring),
-      cmocka_unit_test(same_inputs_same_choice),
-      cmocka_unit_test(picks_among_the_listed_rows),
+      cmocka_unit_test_teardown(picks_within_ten_percent_of_the_best,
+                                reset_env),
+      cmocka_unit_test_teardown(wrong_predictions_turned_off_and_back_on,
+                                reset_env),
+      cmocka_unit_test_teardown(realized_times_correct_the_estimates,
+                                reset_env),
+      cmocka_unit_test_teardown(realized_times_after_a_long_interval,
+                                reset_env),
+      cmocka_unit_test_teardown(common_overhead_changes_nothing, reset_env),
+      cmocka_unit_test_teardown(measured_rows_overrule_the_model, reset_env),
+      cmocka_unit_test_teardown(measuring_serves_every_call, reset_env),
+      cmocka_unit_test_teardown(measuring_without_realized_times_ends,
+                                reset_env),
+      cmocka_unit_test_teardown(flip_flop_engages_steady_releases, reset_env),
+      cmocka_unit_test_teardown(planning_row_on_trial, reset_env),
+      cmocka_unit_test_teardown(learned_per_message_size, reset_env),
+      cmocka_unit_test_teardown(trial_on_exchanged_calls, reset_env),
+      cmocka_unit_test_teardown(no_trial_beyond_the_ring, reset_env),
+      cmocka_unit_test_teardown(same_inputs_same_choice, reset_env),
+      cmocka_unit_test_teardown(picks_among_the_listed_rows, reset_env),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
