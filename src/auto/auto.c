@@ -168,6 +168,13 @@ typedef struct learned {
   /* per row that plans with arrivals: its realized over estimated time,
    * over env (1 until a call measured it; 1 for the other rows) */
   double corr[PAT_REDUCE_ALG_COUNT];
+  /* settled by measuring: each measured row's median realized time (0:
+   * not measured), the row they are taken relative to (-1: none), and
+   * the call they were taken at, with the model the corrections were
+   * last computed under (see follow) */
+  double timed[PAT_REDUCE_ALG_COUNT];
+  int ref;
+  pat_sched_params at;
   /* realized over estimated time of the rows that do not plan with
    * arrivals: what the machine adds to every row (the stamp exchange,
    * skew), which is no reason to prefer one row to another */
@@ -320,6 +327,7 @@ pat_auto *pat_auto_alloc(int nranks) {
       for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
         s->cls[k].corr[a] = 1;
       s->cls[k].env = 1;
+      s->cls[k].ref = -1;
       s->cls[k].trusted = -1;
       s->cls[k].settled_row = -1;
     }
@@ -564,23 +572,58 @@ static void measure(learned *l, int phase, unsigned long long rows) {
   l->spent = 0;
 }
 
+/* The corrections of the measured rows under the model in force: row
+ * a's measured time over the reference row's, times the reference's
+ * estimate over a's (at the call they were measured at, arrivals
+ * balanced), so that a's corrected estimate stands to the reference's as
+ * their measured times do.  Computed again whenever the PAT layer refits
+ * the model: corrections kept from another fit would rank the rows by
+ * how the fits differ (a real node, P = 8, 512 KiB: a refit moved
+ * pipeline, measured 2x binomial, ahead of it). */
+static void follow(learned *l, const pat_model *model) {
+  pat_sched_params q = l->at;
+  double ref_est;
+  q.model = *model;
+  l->at.model = *model;
+  if (l->ref < 0)
+    return;
+  ref_est = pat_alg_table[l->ref]->estimate(&q);
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    if (!pat_alg_table[a]->uses_arrivals) {
+      double est = l->timed[a] > 0 && pat_alg_table[a]->estimate != NULL
+                       ? pat_alg_table[a]->estimate(&q)
+                       : 0;
+      double c = l->timed[a] / l->timed[l->ref] * ref_est / est;
+      l->corr[a] = est > 0 && isfinite(c)
+                       ? fmin(fmax(c, 1 / PAT_AUTO_MEAS_MAX), PAT_AUTO_MEAS_MAX)
+                       : 1;
+    }
+}
+
 /* The measured figures in force: each measured row's median ratio over
  * binomial's (over the least one's without binomial) is its correction
- * (rows not measured: 1); rows: 0 to put the model back in force. */
+ * (rows not measured: 1), under this model and later ones (follow);
+ * rows: 0 to put the model back in force. */
 static void settle(pat_auto *s, learned *l, unsigned long long rows,
                    const pat_sched_params *p) {
   double f[PAT_REDUCE_ALG_COUNT], ref = INFINITY;
   const int bin = PAT_REDUCE_ALG_BINOMIAL;
+  l->ref = -1;
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
     f[a] = (rows & (1ull << a)) ? figure(l, a, p) : 0;
-    if (f[a] > 0 && (a == bin || (!(f[bin] > 0) && f[a] < ref)))
+    if (f[a] > 0 && (a == bin || (!(f[bin] > 0) && f[a] < ref))) {
       ref = f[a];
+      l->ref = a;
+    }
   }
-  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+    l->timed[a] = f[a] > 0 ? row_time(l, a) : 0;
     if (!pat_alg_table[a]->uses_arrivals)
-      l->corr[a] = f[a] > 0 ? fmin(fmax(f[a] / ref, 1 / PAT_AUTO_MEAS_MAX),
-                                   PAT_AUTO_MEAS_MAX)
-                            : 1;
+      l->corr[a] = 1;
+  }
+  l->at = *p;
+  l->at.arrivals = NULL;
+  follow(l, &p->model);
   if (ref < INFINITY) /* the machine's factor, now that of the reference */
     l->env = fmin(fmax(ref, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
   l->phase = PHASE_SETTLED;
@@ -829,6 +872,19 @@ static void choose(pat_auto *s, const pat_sched_params *p,
   }
 }
 
+/* Settled, the blind choice moved to a row never measured in this class
+ * (the PAT layer refitted the model, or the arrivals moved the ranking):
+ * it is checked before it runs on.  Where the model stood as it ranks
+ * (every correction 1), as at the start: its pick against binomial;
+ * where rows were corrected, every row again (a probe that agreed would
+ * put the model back in force and drop the corrections). */
+static int remeasure(const learned *l) {
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    if (!pat_alg_table[a]->uses_arrivals && l->corr[a] != 1)
+      return PHASE_DRIFTED;
+  return PHASE_NEW;
+}
+
 pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
                                const pat_call_props *props, long call,
                                int exchanged, const double *observed,
@@ -840,11 +896,16 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
                   pat_config_get()->exchange_interval <= PAT_EXCHANGE_MAX_EVERY;
   s->cur = size_class(p);
   l = &s->cls[s->cur];
+  if (l->ref >= 0 && memcmp(&l->at.model, &p->model, sizeof p->model) != 0)
+    follow(l, &p->model); /* refitted: the choices are due again */
   choose(s, p, props);
   score(s, observed, observed_call);
   s->settled_now = 0;
   if (realizing) {
     int was = l->phase;
+    if (l->phase == PHASE_SETTLED && l->settled_row >= 0 &&
+        (int)s->blind != l->settled_row && l->nmeas[s->blind] == 0)
+      l->phase = remeasure(l);
     if (advance(s, l, p, props))
       choose(s, p, props); /* the corrections changed */
     if (l->phase == PHASE_SETTLED && was != PHASE_SETTLED && was != PHASE_NEW)

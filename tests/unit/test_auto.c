@@ -526,6 +526,89 @@ static void measured_rows_overrule_the_model(void **state) {
   pat_auto_free(au);
 }
 
+/* The PAT layer refits the model while the first calls run: once the
+ * model stood as it ranked (the probe agreed), a refit that moves the
+ * model's pick to a row never measured here does not make auto run it on
+ * trust (a real node, P = 8, 512 KiB: radixk was checked, a refit moved
+ * the pick to pipeline at 2x, run for the rest of the benchmark): the new
+ * pick is set against binomial again and, slow, left. */
+static void refitted_model_is_checked_again(void **state) {
+  enum { P = 16, CALLS = 80 };
+  double zeros[P] = {0}, factor[PAT_REDUCE_ALG_COUNT];
+  pat_sched_params p = params(P, 8192, zeros);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8192};
+  const pat_model refit = {1e-7, 4.8179e-10, 1.6654e-10}; /* no latency */
+  pat_auto *au = pat_auto_alloc(P);
+  pat_reduce_alg ran[CALLS], first, second;
+  int sw, after = 0;
+  (void)state;
+  setenv("PAT_REDUCE_ALGORITHM", "^clairvoyant", 1);
+  pat_reduce_config_reload();
+  first = pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &sw);
+  p.model = refit;
+  second = pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &sw);
+  p.model = curie;
+  assert_int_not_equal(first, second);
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    factor[a] = a == (int)second ? 3 : 1;
+  drive(au, &p, &props, zeros, 0, 20, factor, ran); /* the probe agrees */
+  assert_int_equal(ran[19], first);
+  p.model = refit;
+  drive(au, &p, &props, zeros, 20, CALLS, factor, ran);
+  for (int k = CALLS - 20; k < CALLS; k++)
+    after += ran[k] == second;
+  print_message("model's pick %s, after the refit %s (3x its estimate): "
+                "run %d of the last 20 calls\n",
+                pat_reduce_algorithm_name(first),
+                pat_reduce_algorithm_name(second), after);
+  assert_int_equal(after, 0);
+  pat_auto_free(au);
+}
+
+/* The corrections follow the model: once rows were measured, a refit of
+ * the model (the PAT layer's, while the first calls run) ranks the
+ * measured rows as their measured times do, not as corrections taken
+ * under the old fit times the new fit's estimates would (pipeline,
+ * measured 2x binomial, came ahead of it after a refit). */
+static void corrections_follow_a_refit(void **state) {
+  enum { P = 16, CALLS = 80 };
+  double zeros[P] = {0}, factor[PAT_REDUCE_ALG_COUNT];
+  pat_sched_params p = params(P, 8192, zeros);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8192};
+  const pat_model refit = {1e-7, 4.8179e-10, 1.6654e-10}; /* no latency */
+  pat_auto *au = pat_auto_alloc(P);
+  pat_reduce_alg ran[CALLS], pick;
+  int sw, others = 0;
+  (void)state;
+  setenv("PAT_REDUCE_ALGORITHM", "^clairvoyant", 1);
+  pat_reduce_config_reload();
+  pick = pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &sw);
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    factor[a] = a == (int)pick ? 3 : a == PAT_REDUCE_ALG_BINOMIAL ? 1 : 2;
+  drive(au, &p, &props, zeros, 0, 40, factor, ran);
+  assert_int_equal(ran[39], PAT_REDUCE_ALG_BINOMIAL);
+  /* the rows take the same times; only the fit changed */
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
+    pat_sched_params q = p;
+    double before;
+    if (pat_alg_table[a]->estimate == NULL)
+      continue;
+    q.arrivals = NULL;
+    before = pat_alg_table[a]->estimate(&q);
+    q.model = refit;
+    factor[a] *= before / pat_alg_table[a]->estimate(&q);
+  }
+  p.model = refit;
+  drive(au, &p, &props, zeros, 40, CALLS, factor, ran);
+  for (int k = 40; k < CALLS; k++)
+    others += ran[k] != PAT_REDUCE_ALG_BINOMIAL;
+  print_message("after the refit, rows other than binomial ran %d of %d "
+                "calls\n",
+                others, CALLS - 40);
+  assert_int_equal(others, 0);
+  pat_auto_free(au);
+}
+
 /* A size class's calls may change op: measuring that began on
  * commutative calls never runs a row that cannot serve a later
  * non-commutative call (the differential matrix at P = 6 ran ring for a
@@ -671,6 +754,8 @@ int main(void) {
       cmocka_unit_test_teardown(common_overhead_changes_nothing, reset_env),
       cmocka_unit_test_teardown(measured_rows_overrule_the_model, reset_env),
       cmocka_unit_test_teardown(measuring_serves_every_call, reset_env),
+      cmocka_unit_test_teardown(refitted_model_is_checked_again, reset_env),
+      cmocka_unit_test_teardown(corrections_follow_a_refit, reset_env),
       cmocka_unit_test_teardown(measuring_without_realized_times_ends,
                                 reset_env),
       cmocka_unit_test_teardown(flip_flop_engages_steady_releases, reset_env),
