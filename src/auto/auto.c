@@ -55,7 +55,12 @@
  * (pat_state_predict), so a prediction that moved by less is the same
  * one.  patautospeed: at P = 128, 64 KiB, 1.4-2.0% of the modeled
  * reduction balanced, 1.4-1.9% with a rank late (the plan's building
- * aside: clairvoyant pays it too).  Memory: the predictions and plans of
+ * aside: clairvoyant pays it too).  Blind over a whole window of scored
+ * calls since the last switch, the aware choice (the plan) serves only
+ * to score, so it is made on every PAT_AUTO_SKIM-th call only (the
+ * others score as "the same row"): on a real node, 8 ranks on 2 cores,
+ * 512 KiB, planning on every call made auto's binomial calls 1.3-1.5x
+ * the fixed row's.  Memory: the predictions and plans of
  * the calls not yet scored (pending_slots: the exchange's lag + interval
  * + 1 patterns of P doubles, and references to their plans).
  *
@@ -116,6 +121,10 @@
 #include "pat/pat_layer.h"
 
 #define PAT_AUTO_WINDOW 8
+/* blind over a whole window since the last switch: the aware choice (a
+ * plan) is made on every PAT_AUTO_SKIM-th call only, the one it is scored
+ * on (see "Cost per call") */
+#define PAT_AUTO_SKIM 4
 /* the longest exchange lag (64) + auto's longest exchange interval + 1 */
 /* decisions of exchanged calls kept at once: the longest lag (64) + 3 */
 #define PAT_AUTO_PENDING (64 + 3)
@@ -165,6 +174,7 @@ typedef struct learned {
   double diff[PAT_AUTO_WINDOW];
   long scored;
   int blind_mode;
+  long mode_at; /* scored when the mode last changed */
   /* per row that plans with arrivals: its realized over estimated time,
    * over env (1 until a call measured it; 1 for the other rows) */
   double corr[PAT_REDUCE_ALG_COUNT];
@@ -853,17 +863,27 @@ static int decide_mode(learned *l, int window) {
   }
   if (differed)
     l->blind_mode = !(sum < 0);
+  if (l->blind_mode != was)
+    l->mode_at = l->scored;
   return l->blind_mode != was;
 }
 
-/* Both choices for the call (kept while their inputs repeat). */
+/* Both choices for the call (kept while their inputs repeat); skim: the
+ * blind one only (the aware one is the blind one for the call). */
 static void choose(pat_auto *s, const pat_sched_params *p,
-                   const pat_call_props *props) {
+                   const pat_call_props *props, int skim) {
   pat_sched_params balanced = *p;
   balanced.arrivals = NULL;
   if (!s->have_blind || !same_inputs(&s->blind_key, &balanced)) {
     s->blind = least(s, p, props, 0, NULL);
     s->have_blind = keep(&s->blind_key, &balanced);
+  }
+  if (skim) {
+    pat_replay_free(s->aware_replay);
+    s->aware_replay = NULL;
+    s->aware = s->blind;
+    s->have = 0;
+    return;
   }
   if (!s->have || !same_inputs(&s->key, p)) {
     pat_replay_free(s->aware_replay);
@@ -891,14 +911,18 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
                                long observed_call, int *switched) {
   pat_reduce_alg run;
   learned *l;
-  int measured = -1;
+  int measured = -1, skim;
   int realizing = call >= 0 &&
                   pat_config_get()->exchange_interval <= PAT_EXCHANGE_MAX_EVERY;
   s->cur = size_class(p);
   l = &s->cls[s->cur];
   if (l->ref >= 0 && memcmp(&l->at.model, &p->model, sizeof p->model) != 0)
     follow(l, &p->model); /* refitted: the choices are due again */
-  choose(s, p, props);
+  /* blind since a window's scores: the aware choice only serves to
+   * score, on every PAT_AUTO_SKIM-th call */
+  skim = call >= 0 && l->blind_mode &&
+         l->scored - l->mode_at >= PAT_AUTO_WINDOW && call % PAT_AUTO_SKIM != 0;
+  choose(s, p, props, skim);
   score(s, observed, observed_call);
   s->settled_now = 0;
   if (realizing) {
@@ -907,7 +931,7 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
         (int)s->blind != l->settled_row && l->nmeas[s->blind] == 0)
       l->phase = remeasure(l);
     if (advance(s, l, p, props))
-      choose(s, p, props); /* the corrections changed */
+      choose(s, p, props, skim); /* the corrections changed */
     if (l->phase == PHASE_SETTLED && was != PHASE_SETTLED && was != PHASE_NEW)
       s->settled_now = was == PHASE_PROBE ? 2 : 1;
     if (l->phase == PHASE_SETTLED && l->settled_row < 0) {

@@ -147,6 +147,62 @@ static void wrong_predictions_turned_off_and_back_on(void **state) {
   pat_auto_free(au);
 }
 
+/* Counts the plans auto asks for (as the default planner: the schedule
+ * built for rank 0, its replay kept). */
+static double counting_planner(void *ctx, pat_reduce_alg alg,
+                               const pat_sched_params *p, pat_replay **replay) {
+  pat_schedule *sched = NULL;
+  double t = INFINITY;
+  ++*(int *)ctx;
+  if (pat_schedule_build(alg, p, 0, &sched) == PAT_SUCCESS) {
+    t = pat_schedule_predicted_time(sched) - pat_sched_first_arrival(p);
+    *replay = pat_replay_ref(pat_schedule_replay(sched));
+  }
+  pat_schedule_free(sched);
+  return t;
+}
+
+/* A long spell of wrong predictions costs auto little: once blind for a
+ * window of scored calls, it plans the aware choice only on every 4th
+ * call (it serves only to score there: a real node, P = 8, 512 KiB, the
+ * plan made auto's binomial calls 1.3-1.5x the fixed row's), and still
+ * switches back soon after the predictions are right again. */
+static void blind_spell_plans_seldom(void **state) {
+  enum { P = 16, CALLS = 80, RIGHT = 60 };
+  double predicted[P], actual[CALLS][P];
+  pat_sched_params p = params(P, 8, predicted);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
+  double d = pat_sched_round_cost(&p);
+  pat_auto *au = pat_auto_alloc(P);
+  pat_reduce_alg ran[CALLS];
+  int switched, plans = 0, spell = 0, on_at = -1;
+  (void)state;
+  pat_auto_set_planner(au, counting_planner, &plans);
+  for (int k = 0; k < CALLS; k++) {
+    /* the prediction moves each call (rank 15 late by 6..7 rounds), the
+     * truth is rank 1 late until call RIGHT, then as predicted */
+    for (int r = 0; r < P; r++) {
+      predicted[r] = r == P - 1 ? (6 + (k % 8) / 8.0) * d : 0;
+      actual[k][r] = k < RIGHT ? (r == 1) * 6 * d : predicted[r];
+    }
+    if (k >= 2)
+      pat_auto_realized(au, k - 2, realized(ran[k - 2], &p, actual[k - 2], 1));
+    if (k == 30)
+      spell = plans;
+    ran[k] = pat_auto_decide(au, &p, &props, k, 1, k > 0 ? actual[k - 1] : NULL,
+                             k - 1, &switched);
+    if (k == RIGHT - 1)
+      spell = plans - spell;
+    if (switched && !pat_auto_blind(au) && k >= RIGHT && on_at < 0)
+      on_at = k;
+  }
+  print_message("plans over calls 30-59 (blind): %d; back on at call %d\n",
+                spell, on_at);
+  assert_true(spell >= 30 / 4 - 1 && spell <= 30 / 4 + 1);
+  assert_true(on_at >= RIGHT && on_at <= RIGHT + 12);
+  pat_auto_free(au);
+}
+
 /* Realized times: when the row that runs takes twice its estimate on
  * every call (a model that favours it), its correction grows towards 2
  * and auto moves to the row that is best once corrected; once rows run
@@ -747,6 +803,7 @@ int main(void) {
                                 reset_env),
       cmocka_unit_test_teardown(wrong_predictions_turned_off_and_back_on,
                                 reset_env),
+      cmocka_unit_test_teardown(blind_spell_plans_seldom, reset_env),
       cmocka_unit_test_teardown(realized_times_correct_the_estimates,
                                 reset_env),
       cmocka_unit_test_teardown(realized_times_after_a_long_interval,
