@@ -511,7 +511,8 @@ static int pending_slots(const pat_auto *s) {
 /* The slot waiting for call's arrivals (scoring) or, realized, for its
  * realized time; NULL if none. */
 static pending *waiting(pat_auto *s, long call, int realized) {
-  for (int i = 0; call >= 0 && i < pending_slots(s); i++)
+  int n = pending_slots(s);
+  for (int i = 0; call >= 0 && i < n; i++)
     if ((realized ? s->wait[i].ran_call : s->wait[i].call) == call)
       return &s->wait[i];
   return NULL;
@@ -525,7 +526,8 @@ static long waits_for(const pending *w) {
 /* A slot for a new decision: a free one, else the oldest decision's. */
 static pending *free_slot(pat_auto *s) {
   pending *best = &s->wait[0];
-  for (int i = 0; i < pending_slots(s); i++)
+  int n = pending_slots(s);
+  for (int i = 0; i < n; i++)
     if (waits_for(&s->wait[i]) < waits_for(best))
       best = &s->wait[i];
   return best;
@@ -565,8 +567,8 @@ static int rows_in(unsigned long long rows) {
 
 /* Calls of row a in class cls whose realized time is still due. */
 static int in_flight(const pat_auto *s, int cls, int a) {
-  int n = 0;
-  for (int i = 0; i < pending_slots(s); i++)
+  int n = 0, slots = pending_slots(s);
+  for (int i = 0; i < slots; i++)
     n += s->wait[i].cls == cls && (int)s->wait[i].ran == a &&
          waits_for(&s->wait[i]) >= 0;
   return n;
@@ -1013,6 +1015,7 @@ static double cached_plan(void *ctx, pat_reduce_alg alg,
 typedef struct auto_comm {
   pat_auto *a;
   comm_ctx ctx;
+  long observed, realized; /* the latest calls of each passed to auto */
 } auto_comm;
 
 static void auto_state_free(void *state) {
@@ -1037,6 +1040,7 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
       return MPI_ERR_NO_MEM;
     }
     ac->ctx = (comm_ctx){c->state, c->rank};
+    ac->observed = ac->realized = -1;
     pat_auto_set_planner(ac->a, cached_plan, &ac->ctx);
     pat_comm_state_set_alg(c->state, PAT_REDUCE_ALG_AUTO, ac);
   }
@@ -1058,17 +1062,22 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
   if (c->pat != NULL) {
     /* every observation and realized time the PAT layer still holds,
      * oldest first: calls of other rows between auto's may have taken
-     * the latest place (what was used already is skipped) */
+     * the latest place (what was passed already is skipped) */
     for (int k = PAT_OBSERVED_KEPT - 1; k >= 0; k--) {
       long at;
       const double *arr = pat_state_observed_nth(c->pat, k, &at);
-      if (arr != NULL)
+      if (arr != NULL && at > ac->observed) {
         pat_auto_observed(s, arr, at);
+        ac->observed = at;
+      }
     }
     for (int k = PAT_OBSERVED_KEPT - 1; k >= 0; k--) {
       long at;
       double done = pat_state_realized_nth(c->pat, k, &at);
-      pat_auto_realized(s, at, done);
+      if (at > ac->realized) {
+        pat_auto_realized(s, at, done);
+        ac->realized = at;
+      }
     }
     call = pat_state_calls(c->pat);
     exchanged = pat_state_exchanging(c->pat);

@@ -365,16 +365,26 @@ static struct {
   int nwarned;
 } pat_config_cache;
 
-/* The configuration a rule's call runs with, per thread. */
+/* The configuration a rule's call runs with, per thread, and how many
+ * pushes are in force in the process: while none is, pat_config_get
+ * reads no thread-local (in a shared library each read is a call to
+ * __tls_get_addr; auto reads the configuration a dozen times per call,
+ * 9% of an 8 B call at P = 2).  A thread's own pushes are counted before
+ * it reads, so it never misses its pushed configuration. */
 static _Thread_local const pat_config *pushed;
+static atomic_int pushes;
 
 const pat_config *pat_config_push(const pat_config *cfg) {
   const pat_config *previous = pushed;
+  atomic_fetch_add_explicit(&pushes, 1, memory_order_relaxed);
   pushed = cfg;
   return previous;
 }
 
-void pat_config_pop(const pat_config *previous) { pushed = previous; }
+void pat_config_pop(const pat_config *previous) {
+  pushed = previous;
+  atomic_fetch_sub_explicit(&pushes, 1, memory_order_relaxed);
+}
 
 const pat_config *pat_config_process(void) {
   if (!atomic_load_explicit(&pat_config_cache.loaded, memory_order_acquire)) {
@@ -390,6 +400,8 @@ const pat_config *pat_config_process(void) {
 }
 
 const pat_config *pat_config_get(void) {
+  if (atomic_load_explicit(&pushes, memory_order_relaxed) == 0)
+    return pat_config_process();
   return pushed != NULL ? pushed : pat_config_process();
 }
 
