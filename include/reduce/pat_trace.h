@@ -21,6 +21,9 @@ typedef enum pat_trace_kind {
   PAT_TRACE_SEND,    /* from posting the send to its completion */
   PAT_TRACE_RECV,    /* from posting the receive to its completion */
   PAT_TRACE_COMBINE, /* one local combine */
+  /* a message that was there before its receive was posted (an instant;
+   * localredirect probes for it while tracing: its queue bound) */
+  PAT_TRACE_UNEXPECTED,
   PAT_TRACE_KIND_COUNT
 } pat_trace_kind;
 
@@ -40,7 +43,7 @@ int pat_trace_start(MPI_Comm comm, pat_trace_event *events, size_t capacity);
  * not fit.  Returns an MPI error code (MPI_ERR_OTHER if not started). */
 int pat_trace_stop(MPI_Comm comm, size_t *stored, size_t *dropped);
 
-/* "send", "recv", "combine". */
+/* "send", "recv", "combine", "unexpected". */
 const char *pat_trace_kind_name(pat_trace_kind kind);
 
 #ifdef __cplusplus

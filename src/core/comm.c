@@ -601,8 +601,8 @@ out:
 }
 
 const char *pat_trace_kind_name(pat_trace_kind kind) {
-  static const char *const names[PAT_TRACE_KIND_COUNT] = {"send", "recv",
-                                                          "combine"};
+  static const char *const names[PAT_TRACE_KIND_COUNT] = {
+      "send", "recv", "combine", "unexpected"};
   return (unsigned)kind < PAT_TRACE_KIND_COUNT ? names[kind] : "unknown";
 }
 

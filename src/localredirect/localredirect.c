@@ -57,7 +57,11 @@
  * Per call a process receives at most three control messages per
  * conversation (two DONEs, MSG_LEFT; or ACK and OK/REDIRECT), and unexpected
  * ones from at most its left, its target and one left redirected ahead of
- * its data: the unexpected-message queue stays short (thesis 5.4.2).
+ * its data: the unexpected-message queue stays short (thesis 5.4.2).  Per
+ * call, at most 4 messages per conversation with a left and 2 per
+ * conversation with a target are there before their receive; with
+ * tracing on they are noted (PAT_TRACE_UNEXPECTED) and the stress test
+ * bounds them (--unexpected).
  *
  * Root and non-commutative ops.  Commutative: the line is rotated so that
  * the root is position P - 1 (position = rank - root - 1 mod P).
@@ -66,9 +70,14 @@
  * deadlock, every contribution exactly once, in order, no message left
  * over) is model-checked with SPIN: tests/spin/localredirect.pml.
  *
+ * Small messages.  Up to PAT_REDUCE_LR_EAGER bytes (default 0: never) the
+ * call runs the small-message protocol instead (eager.c: the partial
+ * travels with its announcement; its measurements are there).
+ *
  * Tunables: PAT_REDUCE_LR_PATIENCE (seconds, or auto: this rank's smoothed
  * time of one transfer of the message on this communicator, kept in the
- * algorithm's per-communicator state), parsed here (lr_parse).
+ * algorithm's per-communicator state) and PAT_REDUCE_LR_EAGER (bytes, 0 or
+ * auto: the configured model's alpha / beta), parsed here (lr_parse).
  */
 #include <math.h>
 #include <stdio.h>
@@ -77,6 +86,7 @@
 
 #include "core/pat_internal.h"
 #include "localredirect/localredirect.h"
+#include "localredirect/lr_internal.h"
 
 extern const pat_alg_row pat_alg_binomial; /* never_below */
 
@@ -85,11 +95,6 @@ enum { LR_DONE = 1, LR_OK, LR_ACK, LR_REDIRECT, LR_MSG_LEFT };
 
 /* Requests the event loop waits on. */
 enum { RQ_LEFT, RQ_TARGET, RQ_DATA, RQ_SEND, RQ_COUNT };
-
-typedef struct lr_out {
-  MPI_Request req;
-  int msg[2];
-} lr_out;
 
 typedef struct lr {
   const pat_call *call;
@@ -122,8 +127,7 @@ typedef struct lr {
   /* requests */
   MPI_Request rq[RQ_COUNT];
   int inmsg[2][2]; /* RQ_LEFT, RQ_TARGET */
-  lr_out **out;
-  int nout, capout;
+  pat_lr_outbox box;
   /* a neighbour silent for patience seconds is late */
   double patience;
   double l_since; /* the current left conversation began */
@@ -133,17 +137,20 @@ typedef struct lr {
   double l_ok_at, l_ready_at, sent_at, transfer;
 } lr;
 
-static int rank_of(const lr *s, int pos) {
-  const pat_call *c = s->call;
-  return c->commutative ? (c->root + 1 + pos) % s->P : pos;
+int pat_lr_rank_of(const pat_call *c, int pos) {
+  return c->commutative ? (c->root + 1 + pos) % c->nranks : pos;
 }
 
-static int pos_of(const pat_call *c, int rank) {
+int pat_lr_pos_of(const pat_call *c, int rank) {
   return c->commutative ? (rank - c->root - 1 + 2 * c->nranks) % c->nranks
                         : rank;
 }
 
-static int plan_size(int pos, int last) {
+static int rank_of(const lr *s, int pos) {
+  return pat_lr_rank_of(s->call, pos);
+}
+
+int pat_lr_plan_size(int pos, int last) {
   int q = last - pos, size = 1;
   if (q == 0)
     return last + 1;
@@ -159,39 +166,70 @@ static int plan_done(const lr *s) {
 }
 
 /* Sends a control message; the request is completed at the end. */
-static int send_ctl(lr *s, int pos, int kind, int value) {
+int pat_lr_send_ctl(pat_lr_outbox *box, const pat_call *c, int pos, int tag,
+                    int kind, int value) {
   int rc = MPI_SUCCESS, slot = -1, flag;
-  for (int i = 0; i < s->nout && slot < 0 && rc == MPI_SUCCESS; i++) {
-    rc = PMPI_Test(&s->out[i]->req, &flag, MPI_STATUS_IGNORE);
+  for (int i = 0; i < box->n && slot < 0 && rc == MPI_SUCCESS; i++) {
+    rc = PMPI_Test(&box->out[i]->req, &flag, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS && flag)
       slot = i;
   }
   if (rc != MPI_SUCCESS)
     goto out;
   if (slot < 0) {
-    if (s->nout == s->capout) {
-      int cap = s->capout ? 2 * s->capout : 8;
-      lr_out **grown = realloc(s->out, (size_t)cap * sizeof *grown);
+    if (box->n == box->cap) {
+      int cap = box->cap ? 2 * box->cap : 8;
+      pat_lr_out **grown = realloc(box->out, (size_t)cap * sizeof *grown);
       if (grown == NULL) {
         rc = MPI_ERR_NO_MEM;
         goto out;
       }
-      s->out = grown;
-      s->capout = cap;
+      box->out = grown;
+      box->cap = cap;
     }
-    s->out[s->nout] = malloc(sizeof(lr_out));
-    if (s->out[s->nout] == NULL) {
+    box->out[box->n] = malloc(sizeof(pat_lr_out));
+    if (box->out[box->n] == NULL) {
       rc = MPI_ERR_NO_MEM;
       goto out;
     }
-    slot = s->nout++;
+    slot = box->n++;
   }
-  s->out[slot]->msg[0] = kind;
-  s->out[slot]->msg[1] = value;
-  rc = PMPI_Isend(s->out[slot]->msg, 2, MPI_INT, rank_of(s, pos), s->ctl_tag,
-                  s->call->priv, &s->out[slot]->req);
+  box->out[slot]->msg[0] = kind;
+  box->out[slot]->msg[1] = value;
+  rc = PMPI_Isend(box->out[slot]->msg, 2, MPI_INT, pat_lr_rank_of(c, pos), tag,
+                  c->priv, &box->out[slot]->req);
 out:
   return rc;
+}
+
+int pat_lr_outbox_close(pat_lr_outbox *box, int wait) {
+  int rc = MPI_SUCCESS;
+  for (int i = 0; i < box->n && wait && rc == MPI_SUCCESS; i++)
+    rc = PMPI_Wait(&box->out[i]->req, MPI_STATUS_IGNORE);
+  for (int i = 0; i < box->n; i++)
+    free(box->out[i]);
+  free(box->out);
+  box->out = NULL;
+  box->n = box->cap = 0;
+  return rc;
+}
+
+int pat_lr_irecv(const pat_call *c, void *buf, int count, MPI_Datatype datatype,
+                 int pos, int tag, MPI_Request *req) {
+  int rank = pat_lr_rank_of(c, pos), rc = MPI_SUCCESS, there = 0;
+  if (pat_trace_on(c)) {
+    double now = PMPI_Wtime();
+    rc = PMPI_Iprobe(rank, tag, c->priv, &there, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && there)
+      pat_trace_note(c, PAT_TRACE_UNEXPECTED, rank, 0, now, now);
+  }
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Irecv(buf, count, datatype, rank, tag, c->priv, req);
+  return rc;
+}
+
+static int send_ctl(lr *s, int pos, int kind, int value) {
+  return pat_lr_send_ctl(&s->box, s->call, pos, s->ctl_tag, kind, value);
 }
 
 /* Keeps a receive posted from the left exactly while it owes us a message:
@@ -201,14 +239,14 @@ static int expect_left(lr *s) {
   int owed = s->lo > 0 &&
              (!s->l_started || !s->l_ready || (s->l_oked && !s->l_msgleft));
   if (owed && s->rq[RQ_LEFT] == MPI_REQUEST_NULL)
-    rc = PMPI_Irecv(s->inmsg[RQ_LEFT], 2, MPI_INT, rank_of(s, s->lo - 1),
-                    s->ctl_tag, s->call->priv, &s->rq[RQ_LEFT]);
+    rc = pat_lr_irecv(s->call, s->inmsg[RQ_LEFT], 2, MPI_INT, s->lo - 1,
+                      s->ctl_tag, &s->rq[RQ_LEFT]);
   return rc;
 }
 
 static int post_target(lr *s) {
-  return PMPI_Irecv(s->inmsg[RQ_TARGET], 2, MPI_INT, rank_of(s, s->tgt),
-                    s->ctl_tag, s->call->priv, &s->rq[RQ_TARGET]);
+  return pat_lr_irecv(s->call, s->inmsg[RQ_TARGET], 2, MPI_INT, s->tgt,
+                      s->ctl_tag, &s->rq[RQ_TARGET]);
 }
 
 /* A fresh conversation with the (new) left neighbour lo - 1. */
@@ -368,8 +406,8 @@ static int progress(lr *s) {
         (s->pos == s->last || !s->ready || may_absorb(s, PMPI_Wtime()))) {
       rc = spare(s, NULL, &s->in);
       if (rc == MPI_SUCCESS)
-        rc = PMPI_Irecv(s->in, c->count, c->datatype, rank_of(s, s->lo - 1),
-                        s->data_tag, c->priv, &s->rq[RQ_DATA]);
+        rc = pat_lr_irecv(c, s->in, c->count, c->datatype, s->lo - 1,
+                          s->data_tag, &s->rq[RQ_DATA]);
       if (rc == MPI_SUCCESS)
         rc = send_ctl(s, s->lo - 1, LR_OK, 0);
       s->l_oked = s->l_final = s->l_answered = 1;
@@ -510,11 +548,13 @@ static double lr_transfer_estimate(const lr_comm *m, double bytes) {
 
 /* A new size restarts the estimate; the same size is smoothed (weight 1/4
  * for the new sample) so one noisy call does not swing it. */
-static void lr_transfer_observe(pat_comm_state *st, double bytes,
-                                double seconds) {
-  lr_comm *m = pat_comm_state_alg(st, PAT_REDUCE_ALG_LOCALREDIRECT);
-  if (!(seconds >= 0))
+void pat_lr_observe(const pat_call *c, double seconds) {
+  pat_comm_state *st = c->state;
+  double bytes = c->bytes;
+  lr_comm *m;
+  if (st == NULL || !(seconds >= 0))
     return;
+  m = pat_comm_state_alg(st, PAT_REDUCE_ALG_LOCALREDIRECT);
   if (m == NULL) {
     m = calloc(1, sizeof *m);
     if (m == NULL)
@@ -529,6 +569,20 @@ static void lr_transfer_observe(pat_comm_state *st, double bytes,
   }
 }
 
+double pat_lr_patience(const pat_call *c) {
+  double patience = ((const pat_lr_config *)pat_config_alg(
+                         pat_config_get(), PAT_REDUCE_ALG_LOCALREDIRECT))
+                        ->patience;
+  if (patience < 0)
+    patience =
+        c->state != NULL
+            ? lr_transfer_estimate(
+                  pat_comm_state_alg(c->state, PAT_REDUCE_ALG_LOCALREDIRECT),
+                  c->bytes)
+            : 0;
+  return patience;
+}
+
 /* ---- tunables ----------------------------------------------------------- */
 
 static const pat_env_var lr_env[] = {
@@ -538,29 +592,70 @@ static const pat_env_var lr_env[] = {
      "transfer of the message",
      /* may differ between ranks: auto already does */
      1, PAT_SCOPE_ROWS + PAT_REDUCE_ALG_LOCALREDIRECT},
+    {"PAT_REDUCE_LR_EAGER", "0",
+     "localredirect: messages of at most this many bytes (K, M suffixes) "
+     "travel with their announcement (the small-message protocol: one "
+     "message per merge instead of a handshake); 0: never (the default: "
+     "faster on an oversubscribed node, slower in SMPI; see the README); "
+     "auto = where the configured model's latency is at least the "
+     "message's wire time (alpha / beta bytes: 5.4 KiB for the CURIE-like "
+     "reference)",
+     /* chooses the protocol: every rank must run the same */
+     0, PAT_SCOPE_ROWS + PAT_REDUCE_ALG_LOCALREDIRECT},
     {NULL, NULL, NULL, 0, 0}};
+
+static const char *value_of(const pat_env_var *var,
+                            const char *(*get)(const char *)) {
+  const char *v = get(var->name);
+  return v == NULL || v[0] == '\0' ? var->fallback : v;
+}
 
 static int lr_parse(void *config, const char *(*get)(const char *), char *why,
                     size_t whylen) {
   pat_lr_config *cfg = config;
-  const char *v = get(lr_env[0].name);
+  const char *v = value_of(&lr_env[0], get);
   int err = PAT_SUCCESS;
-  if (v == NULL || v[0] == '\0')
-    v = lr_env[0].fallback;
   cfg->patience = -1.0;
   if (strcasecmp(v, "auto") != 0 && !pat_parse_seconds(v, &cfg->patience)) {
     snprintf(why, whylen,
              "%s=%s is not a time >= 0; valid: auto, or a number with an "
              "optional unit s, ms, us or ns (none: seconds), e.g. 50us",
              lr_env[0].name, v);
+    return PAT_ERR_BAD_ENV;
+  }
+  v = value_of(&lr_env[1], get);
+  cfg->eager = -1;
+  if (strcasecmp(v, "auto") != 0 &&
+      pat_parse_bytes(v, 1LL << 40, &cfg->eager) != 1) {
+    snprintf(why, whylen,
+             "%s=%s is not a size; valid: auto, 0 (never), or bytes with an "
+             "optional K, M or G suffix, e.g. 4K",
+             lr_env[1].name, v);
     err = PAT_ERR_BAD_ENV;
   }
   return err;
 }
 
+/* The largest message the small-message protocol carries: the same on
+ * every rank (the variable must agree; auto reads the configured model,
+ * not a measured one). */
+static double eager_limit(void) {
+  const pat_config *cfg = pat_config_get();
+  long long eager =
+      ((const pat_lr_config *)pat_config_alg(cfg, PAT_REDUCE_ALG_LOCALREDIRECT))
+          ->eager;
+  const pat_model *m = pat_config_model(cfg);
+  if (eager >= 0)
+    return (double)eager;
+  return m->beta > 0 ? m->alpha / m->beta : 0;
+}
+
 static int localredirect_run(const pat_call *c) {
   lr s = {0};
   int rc = MPI_SUCCESS;
+
+  if (c->bytes <= eager_limit())
+    return pat_lr_eager_run(c);
 
   s.call = c;
   for (int i = 0; i < RQ_COUNT; i++)
@@ -569,20 +664,11 @@ static int localredirect_run(const pat_call *c) {
   s.data_tag = c->tag + 1;
   s.P = c->nranks;
   s.last = s.P - 1;
-  s.pos = pos_of(c, c->rank);
+  s.pos = pat_lr_pos_of(c, c->rank);
   s.lo = s.pos;
-  s.plan = plan_size(s.pos, s.last);
+  s.plan = pat_lr_plan_size(s.pos, s.last);
   s.acc = (char *)c->sendbuf;
-  s.patience = ((const pat_lr_config *)pat_config_alg(
-                    pat_config_get(), PAT_REDUCE_ALG_LOCALREDIRECT))
-                   ->patience;
-  if (s.patience < 0)
-    s.patience =
-        c->state != NULL
-            ? lr_transfer_estimate(
-                  pat_comm_state_alg(c->state, PAT_REDUCE_ALG_LOCALREDIRECT),
-                  c->bytes)
-            : 0;
+  s.patience = pat_lr_patience(c);
   /* the result's final buffer starts as a copy of this rank's data */
   if (rc == MPI_SUCCESS && s.pos == s.last && c->rank == c->root)
     rc = own_acc(&s);
@@ -649,19 +735,17 @@ static int localredirect_run(const pat_call *c) {
     rc = PMPI_Wait(&s.rq[RQ_SEND], MPI_STATUS_IGNORE);
     send_done(&s);
   }
-  if (rc == MPI_SUCCESS && s.transfer > 0 && c->state != NULL)
-    lr_transfer_observe(c->state, c->bytes, s.transfer);
+  if (rc == MPI_SUCCESS && s.transfer > 0)
+    pat_lr_observe(c, s.transfer);
   /* a non-commutative root other than P - 1 receives the result */
   if (rc == MPI_SUCCESS && !c->commutative && c->rank == c->root &&
       c->root != s.last)
     rc = PMPI_Recv(c->recvbuf, c->count, c->datatype, s.last, s.data_tag,
                    c->priv, MPI_STATUS_IGNORE);
-  for (int i = 0; i < s.nout && rc == MPI_SUCCESS; i++)
-    rc = PMPI_Wait(&s.out[i]->req, MPI_STATUS_IGNORE);
-out:
-  for (int i = 0; i < s.nout; i++)
-    free(s.out[i]);
-  free(s.out);
+out : {
+  int brc = pat_lr_outbox_close(&s.box, rc == MPI_SUCCESS);
+  rc = rc != MPI_SUCCESS ? rc : brc;
+}
   free(s.owed);
   pat_tmpbuf_free(&s.tmp[0]);
   pat_tmpbuf_free(&s.tmp[1]);

@@ -9,7 +9,15 @@
  * x -> a x + b mod 1000003), and at the root MPI_IN_PLACE on every third
  * call.  Results must match PMPI_Reduce exactly.
  *
+ * --unexpected: every call traced, and the messages a rank found there
+ * before it posted their receive (PAT_TRACE_UNEXPECTED) bounded, per call
+ * and rank, by localredirect's stated bound: 4 per conversation with a
+ * left neighbour (at most one per merge, plus one) and 2 per conversation
+ * with a target (at most one per position to its right): 4 (merges + 1) +
+ * 2 P.  The largest count seen is printed.
+ *
  * usage: test_stress [--calls N] [--max-sleep US] [--alg NAME] [--seed S]
+ *                    [--unexpected]
  * Exit status 0 when every call matched on every rank.
  */
 #include <stdint.h>
@@ -21,6 +29,7 @@
 #include <mpi.h>
 
 #include "reduce/pat_reduce.h"
+#include "reduce/pat_trace.h"
 
 #define MOD 1000003LL
 #define MAXCOUNT 4096
@@ -55,7 +64,10 @@ int main(int argc, char **argv) {
   unsigned long long seed = 1;
   const char *algname = "localredirect";
   pat_reduce_alg alg;
-  int rank, P, fails = 0, total = 0, status = 0;
+  int rank, P, fails = 0, total = 0, status = 0, unexpected = 0;
+  int most_unexpected = 0, over = 0;
+  enum { TRACE_CAP = 4096 };
+  static pat_trace_event events[TRACE_CAP];
   long long *send, *recv, *ref;
   MPI_Op noncomm;
 
@@ -71,11 +83,13 @@ int main(int argc, char **argv) {
       algname = argv[++i];
     else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
       seed = strtoull(argv[++i], NULL, 10);
+    else if (strcmp(argv[i], "--unexpected") == 0)
+      unexpected = 1;
     else {
       if (rank == 0)
         fprintf(stderr,
                 "usage: %s [--calls N] [--max-sleep US] [--alg NAME] "
-                "[--seed S]\n",
+                "[--seed S] [--unexpected]\n",
                 argv[0]);
       MPI_Finalize();
       return 2;
@@ -111,10 +125,33 @@ int main(int argc, char **argv) {
       memcpy(recv, send, (size_t)count * sizeof *recv);
     else
       memset(recv, 0xff, (size_t)count * sizeof *recv);
+    if (unexpected &&
+        pat_trace_start(MPI_COMM_WORLD, events, TRACE_CAP) != MPI_SUCCESS)
+      bad = 1;
     if (pat_reduce_using(alg, in_place ? MPI_IN_PLACE : send, recv, count,
                          MPI_LONG_LONG, op, root,
                          MPI_COMM_WORLD) != MPI_SUCCESS)
       bad = 1;
+    if (unexpected) {
+      size_t stored = 0, dropped = 0;
+      int merges = 0, early = 0;
+      if (pat_trace_stop(MPI_COMM_WORLD, &stored, &dropped) != MPI_SUCCESS ||
+          dropped > 0)
+        bad = 1;
+      for (size_t e = 0; e < stored; e++) {
+        merges += events[e].kind == PAT_TRACE_COMBINE;
+        early += events[e].kind == PAT_TRACE_UNEXPECTED;
+      }
+      most_unexpected = early > most_unexpected ? early : most_unexpected;
+      if (early > 4 * (merges + 1) + 2 * P) {
+        if (over++ < 5)
+          fprintf(stderr,
+                  "test_stress: rank %d call %ld: %d messages there before "
+                  "their receive, above 4 (%d merges + 1) + 2 P\n",
+                  rank, k, early, merges);
+        bad = 1;
+      }
+    }
     if (rank == root)
       for (int i = 0; i < count && !bad; i++)
         bad = recv[i] != ref[i];
@@ -128,9 +165,15 @@ int main(int argc, char **argv) {
     total++;
   }
   MPI_Allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &most_unexpected, 1, MPI_INT, MPI_MAX,
+                MPI_COMM_WORLD);
   if (rank == 0)
     printf("test_stress: %s, P=%d, %d calls, max sleep %ld us: %d failed\n",
            algname, P, total, max_sleep, fails);
+  if (rank == 0 && unexpected)
+    printf("test_stress: at most %d messages there before their receive in "
+           "one call on one rank\n",
+           most_unexpected);
   status = fails != 0;
   MPI_Op_free(&noncomm);
   free(send);

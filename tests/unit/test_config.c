@@ -86,6 +86,45 @@ static void lr_patience_auto_seconds_or_error(void **state) {
   fake_env[2][1] = NULL;
 }
 
+/* localredirect's protocol switch: 0 = never (the default), auto (< 0),
+ * a size with the sizes' syntax; anything else an error naming the
+ * variable. */
+static void lr_eager_auto_size_or_error(void **state) {
+  pat_config cfg;
+  const char *bad[] = {"-1", "big", "4Q", "1.5", "9999999G"};
+  const pat_lr_config *lr;
+  (void)state;
+  set_env(NULL, NULL);
+  fake_env[2][0] = "PAT_REDUCE_LR_EAGER";
+  fake_env[2][1] = NULL;
+  pat_config_parse(&cfg, fake_getenv);
+  lr = pat_config_alg(&cfg, PAT_REDUCE_ALG_LOCALREDIRECT);
+  assert_int_equal(cfg.error, PAT_SUCCESS);
+  assert_int_equal(lr->eager, 0); /* never, by default */
+  fake_env[2][1] = "auto";
+  pat_config_parse(&cfg, fake_getenv);
+  lr = pat_config_alg(&cfg, PAT_REDUCE_ALG_LOCALREDIRECT);
+  assert_true(lr->eager < 0);
+  fake_env[2][1] = "4K";
+  pat_config_parse(&cfg, fake_getenv);
+  lr = pat_config_alg(&cfg, PAT_REDUCE_ALG_LOCALREDIRECT);
+  assert_int_equal(cfg.error, PAT_SUCCESS);
+  assert_int_equal(lr->eager, 4096);
+  fake_env[2][1] = "0";
+  pat_config_parse(&cfg, fake_getenv);
+  lr = pat_config_alg(&cfg, PAT_REDUCE_ALG_LOCALREDIRECT);
+  assert_int_equal(lr->eager, 0);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    fake_env[2][1] = bad[i];
+    pat_config_parse(&cfg, fake_getenv);
+    assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
+    assert_non_null(strstr(cfg.why, "PAT_REDUCE_LR_EAGER="));
+    assert_non_null(strstr(cfg.why, "valid: auto, 0 (never)"));
+  }
+  fake_env[2][0] = NULL;
+  fake_env[2][1] = NULL;
+}
+
 static void exchange_interval_zero_is_never(void **state) {
   pat_config cfg;
   (void)state;
@@ -523,6 +562,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(defaults_when_unset_or_empty),
       cmocka_unit_test(lr_patience_auto_seconds_or_error),
+      cmocka_unit_test(lr_eager_auto_size_or_error),
       cmocka_unit_test(exchange_interval_zero_is_never),
       cmocka_unit_test(algorithm_by_name_any_case),
       cmocka_unit_test(unknown_algorithm_lists_valid_names),
