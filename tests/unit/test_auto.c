@@ -503,6 +503,23 @@ static void drive(pat_auto *au, pat_sched_params *p,
   }
 }
 
+/* The set-up of the measuring tests: the rows that do not plan
+ * (clairvoyant's own correction: above), and a machine the model does not
+ * fit (an oversubscribed node): the model's pick takes 3x its estimate,
+ * binomial 1x, the others 2x.  Returns the model's pick. */
+static pat_reduce_alg misfit_machine(pat_auto *au, const pat_sched_params *p,
+                                     const pat_call_props *props,
+                                     double *factor) {
+  int sw;
+  pat_reduce_alg pick;
+  setenv("PAT_REDUCE_ALGORITHM", "^clairvoyant", 1);
+  pat_reduce_config_reload();
+  pick = pat_auto_decide(au, p, props, -1, 1, NULL, -1, &sw);
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    factor[a] = a == (int)pick ? 3 : a == PAT_REDUCE_ALG_BINOMIAL ? 1 : 2;
+  return pick;
+}
+
 /* What every row pays beyond its model (the exchange, skew) ranks no row
  * above another: with every call 1.5x its row's estimate, auto keeps the
  * model's pick, after binomial ran a few calls against it (the probe:
@@ -546,14 +563,10 @@ static void measured_rows_overrule_the_model(void **state) {
   pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8192};
   pat_auto *au = pat_auto_alloc(P);
   pat_reduce_alg ran[CALLS], pick;
-  int sw, settled = -1, left = -1, measured = 0;
+  int settled = -1, left = -1, measured = 0;
   (void)state;
   /* the rows that do not plan (clairvoyant's own correction: above) */
-  setenv("PAT_REDUCE_ALGORITHM", "^clairvoyant", 1);
-  pat_reduce_config_reload();
-  pick = pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &sw);
-  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
-    factor[a] = a == (int)pick ? 3 : a == PAT_REDUCE_ALG_BINOMIAL ? 1 : 2;
+  pick = misfit_machine(au, &p, &props, factor);
   drive(au, &p, &props, zeros, 0, 60, factor, ran);
   for (int k = 0; k < 60; k++) {
     measured |= 1 << ran[k];
@@ -633,14 +646,10 @@ static void corrections_follow_a_refit(void **state) {
   pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8192};
   const pat_model refit = {1e-7, 4.8179e-10, 1.6654e-10}; /* no latency */
   pat_auto *au = pat_auto_alloc(P);
-  pat_reduce_alg ran[CALLS], pick;
-  int sw, others = 0;
+  pat_reduce_alg ran[CALLS];
+  int others = 0;
   (void)state;
-  setenv("PAT_REDUCE_ALGORITHM", "^clairvoyant", 1);
-  pat_reduce_config_reload();
-  pick = pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &sw);
-  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
-    factor[a] = a == (int)pick ? 3 : a == PAT_REDUCE_ALG_BINOMIAL ? 1 : 2;
+  misfit_machine(au, &p, &props, factor);
   drive(au, &p, &props, zeros, 0, 40, factor, ran);
   assert_int_equal(ran[39], PAT_REDUCE_ALG_BINOMIAL);
   /* the rows take the same times; only the fit changed */
@@ -676,15 +685,11 @@ static void measuring_serves_every_call(void **state) {
   pat_call_props comm = {.commutative = 1, .contiguous = 1, .count = 8192};
   pat_call_props noncomm = comm;
   pat_auto *au = pat_auto_alloc(P);
-  pat_reduce_alg ran[CALLS], pick;
-  int sw, unserving = 0, last_change = -1;
+  pat_reduce_alg ran[CALLS];
+  int unserving = 0, last_change = -1;
   (void)state;
   noncomm.commutative = 0;
-  setenv("PAT_REDUCE_ALGORITHM", "^clairvoyant", 1);
-  pat_reduce_config_reload();
-  pick = pat_auto_decide(au, &p, &comm, -1, 1, NULL, -1, &sw);
-  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
-    factor[a] = a == (int)pick ? 3 : a == PAT_REDUCE_ALG_BINOMIAL ? 1 : 2;
+  misfit_machine(au, &p, &comm, factor);
   drive(au, &p, &comm, zeros, 0, 12, factor, ran); /* probe, then explore */
   p.commutative = 0;
   drive(au, &p, &noncomm, zeros, 12, CALLS, factor, ran);
