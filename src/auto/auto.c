@@ -58,10 +58,13 @@
  * aside: clairvoyant pays it too).  Blind over a whole window of scored
  * calls since the last switch, the aware choice (the plan) serves only
  * to score, so it is made on every PAT_AUTO_SKIM-th call only (the
- * others score as "the same row"): on a real node, 8 ranks on 2 cores,
- * 512 KiB, planning on every call made auto's binomial calls 1.3-1.5x
- * the fixed row's.  Memory: the predictions and plans of
- * the calls not yet scored (pending_slots: the exchange's lag + interval
+ * others are not scored), and at once when the predicted arrivals spread
+ * twice as wide as at the last plan (a late rank appeared) or the scores
+ * switch auto back (the plan trusted before the spell runs at once): on
+ * a real node, 8 ranks on 2 cores, 512 KiB, planning on every call made
+ * auto's binomial calls 1.3-1.5x the fixed row's.  Memory: the predictions and
+ * plans of the calls not yet scored (pending_slots: the exchange's lag +
+ * interval
  * + 1 patterns of P doubles, and references to their plans).
  *
  * Candidates.  PAT_REDUCE_ALGORITHM as a list names them (a,b,c) or the
@@ -174,7 +177,8 @@ typedef struct learned {
   double diff[PAT_AUTO_WINDOW];
   long scored;
   int blind_mode;
-  long mode_at; /* scored when the mode last changed */
+  long mode_at;       /* scored when the mode last changed */
+  double skim_spread; /* the predicted spread at the last aware choice */
   /* per row that plans with arrivals: its realized over estimated time,
    * over env (1 until a call measured it; 1 for the other rows) */
   double corr[PAT_REDUCE_ALG_COUNT];
@@ -285,6 +289,7 @@ typedef struct pending {
   double ran_est;          /* its estimate under the real arrivals */
   int cls;                 /* its size class */
   double spread;           /* its real arrivals' spread */
+  int skimmed;             /* no aware choice was made: not scored */
 } pending;
 
 struct pat_auto {
@@ -769,6 +774,8 @@ static void score(pat_auto *s, const double *actual, long call) {
     w->spread = pat_sched_spread(&q);
   }
   l = &s->cls[w->cls];
+  if (w->skimmed)
+    return; /* no aware choice was made: nothing to score */
   l->diff[l->scored++ % PAT_AUTO_WINDOW] =
       w->aware == w->blind
           ? 0
@@ -921,9 +928,17 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
   if (l->ref >= 0 && memcmp(&l->at.model, &p->model, sizeof p->model) != 0)
     follow(l, &p->model); /* refitted: the choices are due again */
   /* blind since a window's scores: the aware choice only serves to
-   * score, on every PAT_AUTO_SKIM-th call */
+   * score, on every PAT_AUTO_SKIM-th call, or at once where the predicted
+   * arrivals spread more than twice as wide as at the last one (a late
+   * rank appeared: a pattern that changes is seen as soon as without) */
   skim = call >= 0 && l->blind_mode &&
          l->scored - l->mode_at >= PAT_AUTO_WINDOW && call % PAT_AUTO_SKIM != 0;
+  if (call >= 0 && p->arrivals != NULL) {
+    double spread = pat_sched_spread(p);
+    skim = skim && spread <= 2 * l->skim_spread;
+    if (!skim)
+      l->skim_spread = spread;
+  }
   choose(s, p, props, skim);
   score(s, observed, observed_call);
   s->settled_now = 0;
@@ -955,6 +970,10 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
     *switched = decide_mode(
         l, PAT_AUTO_WINDOW / every > 1 ? PAT_AUTO_WINDOW / every : 1);
   }
+  if (skim && !l->blind_mode) { /* switched back: the aware choice now */
+    skim = 0;
+    choose(s, p, props, 0);
+  }
   run = l->blind_mode ? s->blind : s->aware;
   /* trust lapses when the aware choice moves off the row (its correction
    * or the arrivals moved it), not while the scores keep auto blind */
@@ -980,6 +999,7 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
     pat_replay_free(w->replay); /* a decision never scored */
     w->replay = NULL;
     if (keep(&w->params, p)) {
+      w->skimmed = skim;
       w->replay = pat_replay_ref(s->aware_replay);
       w->call = call;
       w->aware = s->aware;
