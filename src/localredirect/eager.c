@@ -379,6 +379,11 @@ int pat_lr_eager_run(const pat_call *c) {
                    s.data_tag, c->priv, MPI_STATUS_IGNORE);
   if (rc == MPI_SUCCESS && s.transfer > 0)
     pat_lr_observe(c, s.transfer);
+  /* after an error, no receive may still write into this call's memory */
+  for (int i = 0; rc != MPI_SUCCESS && i < RQ_COUNT; i++)
+    if (i != RQ_SEND && s.rq[i] != MPI_REQUEST_NULL &&
+        PMPI_Cancel(&s.rq[i]) == MPI_SUCCESS)
+      PMPI_Wait(&s.rq[i], MPI_STATUS_IGNORE);
   {
     int brc = pat_lr_outbox_close(&s.box, rc == MPI_SUCCESS);
     rc = rc != MPI_SUCCESS ? rc : brc;
