@@ -394,7 +394,12 @@ lag after it (about 11 calls at P = 64), so `odd` after `single` runs most
 of its calls on the stale predictions (alone: 1.03).  Under the flip
 pattern at 1 MiB `auto` runs its PAT-blind choice, radixk, which the
 model ranks first whatever the arrivals (the bandwidth rows' estimates add
-the same spread), while pipeline absorbs that pattern better.
+the same spread), while pipeline absorbs that pattern better.  At 64 KiB
+with the last rank late `auto` ran its PAT-blind choice through the
+pattern's 16 calls (0.363; the table's run before issue 14's measured
+rows had clairvoyant there, 0.324, and the code before this run's last
+auto changes gives 0.363 too; after the 8 B calls of one pattern only,
+the same pattern switches to clairvoyant 6 calls in: 0.325).
 
 EOF
     awk -F, "$HDR"'
