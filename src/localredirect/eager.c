@@ -205,10 +205,11 @@ static int merge(lre *s) {
 }
 
 /* Skip the left: the target answered and the left has been silent since
- * its conversation began, for the patience. */
+ * its conversation began, for the patience (an EAGER whose data is on the
+ * way is not silence). */
 static int may_skip(const lre *s, double now) {
   return !s->gone && !s->out && !s->ready && s->pos != s->last &&
-         s->t_present && s->lo > 0 && !s->l_started &&
+         s->t_present && s->lo > 0 && !s->l_started && !s->l_eager &&
          now - s->l_since >= s->patience;
 }
 
@@ -379,7 +380,8 @@ int pat_lr_eager_run(const pat_call *c) {
                    s.data_tag, c->priv, MPI_STATUS_IGNORE);
   if (rc == MPI_SUCCESS && s.transfer > 0)
     pat_lr_observe(c, s.transfer);
-  /* after an error, no receive may still write into this call's memory */
+  /* after an error, no receive may still write into this call's memory;
+   * a send still reading a temporary keeps it (leaked, not freed) */
   for (int i = 0; rc != MPI_SUCCESS && i < RQ_COUNT; i++)
     if (i != RQ_SEND && s.rq[i] != MPI_REQUEST_NULL &&
         PMPI_Cancel(&s.rq[i]) == MPI_SUCCESS)
@@ -387,6 +389,10 @@ int pat_lr_eager_run(const pat_call *c) {
   {
     int brc = pat_lr_outbox_close(&s.box, rc == MPI_SUCCESS);
     rc = rc != MPI_SUCCESS ? rc : brc;
+  }
+  if (s.rq[RQ_SEND] != MPI_REQUEST_NULL) {
+    PMPI_Request_free(&s.rq[RQ_SEND]);
+    return rc;
   }
   pat_tmpbuf_free(&s.tmp[0]);
   pat_tmpbuf_free(&s.tmp[1]);

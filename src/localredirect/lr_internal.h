@@ -33,8 +33,9 @@ typedef struct pat_lr_outbox {
 /* Sends (kind, value) to position pos on tag.  Returns an MPI code. */
 int pat_lr_send_ctl(pat_lr_outbox *box, const pat_call *c, int pos, int tag,
                     int kind, int value);
-/* Waits for every message of the box (wait = 0: only frees, after an
- * error) and frees it.  Returns an MPI code. */
+/* Waits for every message of the box and frees it (wait = 0, after an
+ * error: messages still on their way are let go, their two ints kept).
+ * Returns an MPI code. */
 int pat_lr_outbox_close(pat_lr_outbox *box, int wait);
 
 /* PMPI_Irecv from position pos; while the communicator is traced, a
