@@ -267,12 +267,11 @@ static int agree(MPI_Comm priv) {
         snprintf(ranks + len, sizeof ranks - len, ", ...");
     }
   if (rc == MPI_SUCCESS) {
-    const char *v = getenv(vars[bad]->name);
     pat_warn_once("%s is not the same on every rank of a communicator: "
                   "ranks %s differ from rank 0 (rank %d has '%s'%s); set it "
                   "alike on every rank",
                   vars[bad]->name, ranks, rank,
-                  v != NULL && v[0] != '\0' ? v : vars[bad]->fallback,
+                  pat_env_value(vars[bad], pat_process_getenv),
                   vars[bad] == &pat_env_table[PAT_ENV_MODEL]
                       ? ", a file that must read alike everywhere"
                       : "");

@@ -140,11 +140,14 @@ int pat_env_all(const pat_env_var **vars, int max) {
   return n;
 }
 
+const char *pat_env_value(const pat_env_var *var,
+                          const char *(*get)(const char *)) {
+  const char *v = get(var->name);
+  return v == NULL || v[0] == '\0' ? var->fallback : v;
+}
+
 static const char *env_value(const char *(*get)(const char *), int index) {
-  const char *v = get(pat_env_table[index].name);
-  if (v == NULL || v[0] == '\0')
-    v = pat_env_table[index].fallback;
-  return v;
+  return pat_env_value(&pat_env_table[index], get);
 }
 
 /* Records a bad value in scope: its message is the scope's first one
@@ -350,7 +353,7 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
   pat_predictor_free(probe);
 }
 
-static const char *process_getenv(const char *name) { return getenv(name); }
+const char *pat_process_getenv(const char *name) { return getenv(name); }
 
 /* The configuration is parsed once, by the first thread that needs it,
  * under config_lock; loaded (release, acquire) publishes it to the others
@@ -391,7 +394,7 @@ const pat_config *pat_config_process(void) {
     PAT_LOCK(&config_lock);
     if (!atomic_load_explicit(&pat_config_cache.loaded, memory_order_relaxed)) {
       pat_rules_free(pat_config_cache.cfg.rules); /* a reload's */
-      pat_config_parse(&pat_config_cache.cfg, process_getenv);
+      pat_config_parse(&pat_config_cache.cfg, pat_process_getenv);
       atomic_store_explicit(&pat_config_cache.loaded, 1, memory_order_release);
     }
     PAT_UNLOCK(&config_lock);
@@ -436,11 +439,10 @@ int pat_config_fingerprints(const pat_env_var **vars, unsigned long long *hash,
   const pat_config *cfg = pat_config_process(); /* not a rule's */
   int n = pat_env_all(all, PAT_ENV_MAX), k = 0;
   for (int i = 0; i < n && i < PAT_ENV_MAX && k < max; i++) {
-    const char *v = getenv(all[i]->name);
     unsigned long long h;
     if (all[i]->local)
       continue;
-    h = text_hash(v != NULL && v[0] != '\0' ? v : all[i]->fallback);
+    h = text_hash(pat_env_value(all[i], pat_process_getenv));
     if (all[i] == &pat_env_table[PAT_ENV_MODEL] && cfg->has_model)
       h = pat_hash_bytes(h, &cfg->model, sizeof cfg->model);
     if (all[i] == &pat_env_table[PAT_ENV_RULES] && cfg->rules != NULL) {

@@ -233,8 +233,8 @@ void pat_schedule_set_prediction(pat_schedule *sched, double completion,
  * each (NULL on bad arguments or no memory); pat_replay_set: transfer i
  * (PAT_ERR_INVALID_ARG naming nothing: a bad rank, segment or index);
  * pat_replay_time: the plan's completion after the earliest of actual's
- * arrivals (INFINITY if r is NULL or an arrival is not finite); references: _ref adds one, _free
- * drops one (NULL ok). */
+ * arrivals (INFINITY if r is NULL or an arrival is not finite); references:
+ * _ref adds one, _free drops one (NULL ok). */
 typedef struct pat_replay pat_replay;
 pat_replay *pat_replay_alloc(int nranks, int root, int nseg, double d, int n);
 int pat_replay_set(pat_replay *r, int i, int sender, int receiver, int seg);
@@ -374,6 +374,14 @@ extern const pat_env_var pat_env_table[PAT_ENV_COUNT];
  * tunables in table order.  Writes up to max pointers; returns how many
  * there are. */
 int pat_env_all(const pat_env_var **vars, int max);
+
+/* getenv with the signature pat_env_value and the parsers take. */
+const char *pat_process_getenv(const char *name);
+
+/* var's value as get (pat_process_getenv or a test's) gives it; unset or
+ * empty: its fallback. */
+const char *pat_env_value(const pat_env_var *var,
+                          const char *(*get)(const char *));
 
 /* Most variables pat_config_fingerprints reports. */
 #define PAT_ENV_MAX 64

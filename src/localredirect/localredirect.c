@@ -609,16 +609,10 @@ static const pat_env_var lr_env[] = {
      0, PAT_SCOPE_ROWS + PAT_REDUCE_ALG_LOCALREDIRECT},
     {NULL, NULL, NULL, 0, 0}};
 
-static const char *value_of(const pat_env_var *var,
-                            const char *(*get)(const char *)) {
-  const char *v = get(var->name);
-  return v == NULL || v[0] == '\0' ? var->fallback : v;
-}
-
 static int lr_parse(void *config, const char *(*get)(const char *), char *why,
                     size_t whylen) {
   pat_lr_config *cfg = config;
-  const char *v = value_of(&lr_env[0], get);
+  const char *v = pat_env_value(&lr_env[0], get);
   int err = PAT_SUCCESS;
   cfg->patience = -1.0;
   if (strcasecmp(v, "auto") != 0 && !pat_parse_seconds(v, &cfg->patience)) {
@@ -628,7 +622,7 @@ static int lr_parse(void *config, const char *(*get)(const char *), char *why,
              lr_env[0].name, v);
     return PAT_ERR_BAD_ENV;
   }
-  v = value_of(&lr_env[1], get);
+  v = pat_env_value(&lr_env[1], get);
   cfg->eager = -1;
   if (strcasecmp(v, "auto") != 0 &&
       pat_parse_bytes(v, 1LL << 40, &cfg->eager) != 1) {

@@ -138,9 +138,7 @@ static const pat_env_var radixk_env[] = {
 static int radixk_parse(void *config, const char *(*get)(const char *),
                         char *why, size_t whylen) {
   pat_radixk_config *cfg = config;
-  const char *v = get(radixk_env[0].name), *s;
-  if (v == NULL || v[0] == '\0')
-    v = radixk_env[0].fallback;
+  const char *v = pat_env_value(&radixk_env[0], get), *s;
   cfg->n = 0;
   if (strcasecmp(v, "auto") == 0)
     return PAT_SUCCESS;
