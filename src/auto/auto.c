@@ -62,10 +62,10 @@
  * twice as wide as at the last plan (a late rank appeared) or the scores
  * switch auto back (the plan trusted before the spell runs at once): on
  * a real node, 8 ranks on 2 cores, 512 KiB, planning on every call made
- * auto's binomial calls 1.3-1.5x the fixed row's.  Memory: the predictions and
- * plans of the calls not yet scored (pending_slots: the exchange's lag +
- * interval
- * + 1 patterns of P doubles, and references to their plans).
+ * auto's binomial calls 1.3-1.5x the fixed row's.  Memory: the
+ * predictions and plans of the calls not yet scored (pending_slots: the
+ * exchange's lag + interval + 1 patterns of P doubles, and references to
+ * their plans).
  *
  * Candidates.  PAT_REDUCE_ALGORITHM as a list names them (a,b,c) or the
  * rows left out (^a,b); when none of them can serve a call, every row
