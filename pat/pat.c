@@ -530,15 +530,21 @@ double pat_state_realized_nth(const pat_state *ps, int k, long *call) {
   return ps->rz[i % PAT_OBSERVED_KEPT];
 }
 
+int pat_configured_model(const pat_config *cfg, pat_model *model) {
+  if (cfg->round_cost > 0) {
+    *model = (pat_model){cfg->round_cost, 0, 0};
+    return 1;
+  }
+  if (cfg->has_model) {
+    *model = cfg->model;
+    return 1;
+  }
+  return 0;
+}
+
 int pat_state_model(const pat_state *ps, pat_model *model) {
-  if (ps->cfg->round_cost > 0) {
-    *model = (pat_model){ps->cfg->round_cost, 0, 0};
+  if (pat_configured_model(ps->cfg, model))
     return 1;
-  }
-  if (ps->cfg->has_model) {
-    *model = ps->cfg->model;
-    return 1;
-  }
   if (ps->fitted)
     *model = ps->model;
   return ps->fitted;

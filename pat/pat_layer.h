@@ -36,10 +36,13 @@ double pat_state_now(const pat_state *ps);
  * pat_exchange_interval says so.  MPI error code. */
 int pat_state_arrive(pat_state *ps, double bytes, double *stamp);
 
-/* The cost model: PAT_REDUCE_ROUND_COST c as {alpha = c, 0, 0}, else the
- * PAT_REDUCE_MODEL file, else the one fitted from exchanged measurements
- * (identical on every rank).  Returns 1 and writes it, or 0 while none is
- * known. */
+/* The model the configuration gives (PAT_REDUCE_ROUND_COST as {c, 0, 0},
+ * else PAT_REDUCE_MODEL's): 1 and *model, or 0 if it gives none. */
+int pat_configured_model(const pat_config *cfg, pat_model *model);
+
+/* The cost model: the configured one (pat_configured_model), else the one
+ * fitted from exchanged measurements (identical on every rank).  Returns 1
+ * and writes it, or 0 while none is known. */
 int pat_state_model(const pat_state *ps, pat_model *model);
 
 /* The predicted relative arrival times of this call of bytes per rank

@@ -119,7 +119,9 @@ int pat_exchange_interval(const pat_model *model, double bytes, int nranks);
  * rank 0 ping-pongs with every rank `rounds` times and keeps the sample
  * with the least round-trip time (as SKaMPI and ReproMPI do).  Writes the
  * offset to add to this rank's clock (0 at rank 0) and, if bound is not
- * NULL, the bound on its error: half that round trip.  MPI error code. */
+ * NULL, the bound on its error: half that round trip.  Where
+ * MPI_WTIME_IS_GLOBAL is set (SMPI), 0 and 0 without a message.  MPI
+ * error code. */
 int pat_clock_estimate_offset(MPI_Comm comm, int rounds, double *offset,
                               double *bound);
 

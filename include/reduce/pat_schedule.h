@@ -110,8 +110,9 @@ int pat_schedule_nrounds(const pat_schedule *sched, int rank);
 /* Number of temporary slots a rank's program uses. */
 int pat_schedule_ntmp(const pat_schedule *sched, int rank);
 
-/* Builds the schedule of an algorithm for one rank (rank >= 0) or for all
- * ranks (rank == -1).  PAT_ERR_NOT_A_SCHEDULE for algorithms without one. */
+/* Builds the schedule of an algorithm for one rank (rank >= 0: it holds
+ * that rank's program only, O(its operations) of memory) or for all ranks
+ * (rank == -1).  PAT_ERR_NOT_A_SCHEDULE for algorithms without one. */
 int pat_schedule_build(pat_reduce_alg alg, const pat_sched_params *params,
                        int rank, pat_schedule **out);
 

@@ -1,6 +1,7 @@
 /*
  * Per-communicator state, kept as an attribute of the user's communicator:
- * a private duplicate for all internal traffic (so no message of ours can
+ * a private communicator (a duplicate; in SMPI one made from the group,
+ * private_comm) for all internal traffic (so no message of ours can
  * match one of the application's), the call sequence number that goes into
  * every tag (so back-to-back calls never cross-match), the algorithm that
  * served the last call, the schedule cache, the PAT layer's state and one
@@ -282,6 +283,26 @@ out:
   return rc;
 }
 
+/* The private communicator: the same ranks as comm in a new context.
+ * Elsewhere a duplicate.  In the SMPI build a communicator made from
+ * comm's own group: SMPI's MPI_Comm_dup copies the group for every rank
+ * (P ranks in one process, O(P^2) memory: 6 GB for two duplicates at
+ * P = 16384), where MPI_Comm_create shares it.  Only intracommunicators
+ * get here (dispatch.c sends the others to PMPI_Reduce). */
+static int private_comm(MPI_Comm comm, MPI_Comm *priv) {
+#ifdef PATREDUCE_SMPI
+  MPI_Group group = MPI_GROUP_NULL;
+  int rc = PMPI_Comm_group(comm, &group);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Comm_create(comm, group, priv);
+  if (group != MPI_GROUP_NULL)
+    PMPI_Group_free(&group);
+  return rc;
+#else
+  return PMPI_Comm_dup(comm, priv);
+#endif
+}
+
 int pat_comm_state_get(MPI_Comm comm, pat_comm_state **out) {
   pat_comm_state *st = NULL;
   int rc = ensure_keyvals();
@@ -309,7 +330,7 @@ int pat_comm_state_get(MPI_Comm comm, pat_comm_state **out) {
     goto out;
   }
   st->priv = MPI_COMM_NULL;
-  rc = PMPI_Comm_dup(comm, &st->priv);
+  rc = private_comm(comm, &st->priv);
   if (rc != MPI_SUCCESS)
     goto fail;
   /* Internal errors come back to us; we raise them on the user's comm. */
@@ -560,6 +581,11 @@ out:
   *out = err == PAT_SUCCESS ? st->cache[0].sched : NULL;
   *deps = err == PAT_SUCCESS ? st->cache[0].deps : NULL;
   return err;
+}
+
+void pat_comm_state_drop_replay(pat_comm_state *st) {
+  if (st->sched_used)
+    pat_schedule_set_replay(st->cache[0].sched, NULL);
 }
 
 /* ---- tracing ------------------------------------------------------------ */

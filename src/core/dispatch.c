@@ -196,6 +196,11 @@ static int run_alg(pat_call *c, pat_reduce_alg alg) {
                          .elem_size = c->count > 0 ? c->bytes / c->count : 0,
                          .arrivals = c->arrivals};
   err = pat_comm_state_schedule(c->state, alg, &params, c->rank, &sched, &deps);
+  /* without a PAT layer no real arrivals come to score the plan against
+   * (auto's use of a replay): not kept (at P = 16384 a 64 KiB plan's is
+   * 1.5 MB per rank) */
+  if (err == PAT_SUCCESS && c->pat == NULL)
+    pat_comm_state_drop_replay(c->state);
   if (err != PAT_SUCCESS) {
     /* a bad tunable for this call: the builder said which */
     rc = err == PAT_ERR_NO_MEMORY ? MPI_ERR_NO_MEM
@@ -224,17 +229,27 @@ static int pat_arrive(pat_call *c) {
 }
 
 /* Told arrival times and their model: the caller's round cost as a
- * constant per-message cost, else the PAT layer's model.  Returns 0 when
- * there is none (the same on every rank: the model comes from exchanged
- * data or the configuration). */
+ * constant per-message cost, else the configured model, else the PAT
+ * layer's.  Returns 0 when there is none (the same on every rank: the
+ * model comes from the configuration or exchanged data). */
 static int told(pat_call *c, const oracle *orc) {
   int have = 1;
   c->arrivals = orc->arrivals;
   if (orc->round_cost > 0)
     c->model = (pat_model){orc->round_cost, 0, 0};
-  else
+  else if (!pat_configured_model(pat_config_get(), &c->model))
     have = c->pat != NULL && pat_state_model(c->pat, &c->model);
   return have;
+}
+
+/* A call told the arrivals and a model (its own round cost or the
+ * configured one) needs no PAT layer: it neither predicts nor measures.
+ * Without one, the layer's exchanges measure it.  The same on every rank
+ * (the configuration agrees). */
+static int told_enough(const oracle *orc) {
+  pat_model m;
+  return orc != NULL &&
+         (orc->round_cost > 0 || pat_configured_model(pat_config_get(), &m));
 }
 
 /* PAT_REDUCE_VERBOSE >= 1: the calls each row served in this process, and
@@ -357,8 +372,11 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
   c.priv = pat_comm_state_priv(c.state);
   c.tag = pat_comm_state_next_tag(c.state);
   /* Once an algorithm has used arrival times on this communicator, every
-   * call stamps and exchanges (every rank takes the same path). */
-  if (pat_alg_table[alg]->uses_arrivals || pat_comm_state_has_pat(c.state)) {
+   * call stamps and exchanges (every rank takes the same path); a call
+   * told enough starts no PAT layer (at P = 16384 its state and exchange
+   * would be 2.5 MB per rank). */
+  if ((pat_alg_table[alg]->uses_arrivals && !told_enough(orc)) ||
+      pat_comm_state_has_pat(c.state)) {
     rc = pat_arrive(&c);
     if (rc != MPI_SUCCESS)
       goto raise;
@@ -474,8 +492,7 @@ static const pat_config *rule_for(const pat_config *cfg, int count,
       PMPI_Comm_size(comm, &size) != MPI_SUCCESS ||
       PMPI_Type_size(datatype, &type_size) != MPI_SUCCESS)
     return NULL;
-  rule = pat_rules_match(cfg->rules, size, (long long)count * type_size,
-                         &line);
+  rule = pat_rules_match(cfg->rules, size, (long long)count * type_size, &line);
   if (rule != NULL && cfg->verbose >= 1 &&
       PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == 0)
     pat_warn_once("PAT_REDUCE_RULES: line %d serves calls, with %s", line,

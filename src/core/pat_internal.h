@@ -247,6 +247,9 @@ void pat_replay_free(pat_replay *r);
  * to keep it beyond the schedule). */
 void pat_schedule_set_replay(pat_schedule *sched, pat_replay *replay);
 pat_replay *pat_schedule_replay(const pat_schedule *sched);
+/* Bytes sched holds (programs, arrival copy; its replay not counted): a
+ * schedule built for one rank holds O(its operations), whatever P. */
+size_t pat_schedule_footprint(const pat_schedule *sched);
 
 /* A builder whose rounds keep every send port busy (the segmented
  * clairvoyant plan) bounds the sends of later rounds posted early to n:
@@ -589,6 +592,9 @@ void pat_comm_state_set_alg(pat_comm_state *st, pat_reduce_alg alg,
 
 /* The schedule that served the last scheduled call, or NULL. */
 const pat_schedule *pat_comm_state_last_schedule(const pat_comm_state *st);
+/* Frees the replay of the last call's schedule (its plan, kept for auto's
+ * scoring), if it has one. */
+void pat_comm_state_drop_replay(pat_comm_state *st);
 
 /* Tracing (include/reduce/pat_trace.h): whether it is on for the call's
  * communicator, and one interval to record. */

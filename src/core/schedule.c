@@ -18,10 +18,16 @@ typedef struct rank_prog {
   pat_sched_op *ops;
 } rank_prog;
 
+/* A schedule built for one rank (pat_schedule_build's rank >= 0, as every
+ * call's is) holds that rank's program only: one entry, not nranks of
+ * them.  Every rank's schedule of a call is then O(its own ops), not O(P)
+ * (in SMPI, where all ranks share one process: at P = 16384, 24 B per rank
+ * was 6 GB per cached schedule). */
 struct pat_schedule {
   pat_sched_params params; /* params.arrivals points to arrivals below */
   double *arrivals;        /* owned copy, or NULL */
-  rank_prog *progs;        /* params.nranks entries */
+  int only;                /* the one rank held, or -1: every rank */
+  rank_prog *progs;        /* params.nranks entries, or 1 (only) */
   double predicted;        /* builder's predicted completion, or NaN */
   unsigned long long hash; /* builder's hash of the whole tree */
   int sends_ahead;         /* the builder's bound on early sends, or -1 */
@@ -33,16 +39,30 @@ static int params_ok(const pat_sched_params *p) {
          p->count >= 0;
 }
 
-int pat_schedule_alloc(const pat_sched_params *params, pat_schedule **out) {
+/* rank's program in s, or NULL if s does not hold it. */
+static rank_prog *prog(const pat_schedule *s, int rank) {
+  if (s == NULL || rank < 0 || rank >= s->params.nranks)
+    return NULL;
+  if (s->only < 0)
+    return &s->progs[rank];
+  return rank == s->only ? &s->progs[0] : NULL;
+}
+
+/* A schedule for every rank (only -1) or for rank only. */
+static int schedule_alloc(const pat_sched_params *params, int only,
+                          pat_schedule **out) {
   int err = PAT_SUCCESS;
   pat_schedule *s = NULL;
-  if (out == NULL || !params_ok(params)) {
+  if (out == NULL || !params_ok(params) || only < -1 ||
+      only >= params->nranks) {
     err = PAT_ERR_INVALID_ARG;
     goto out;
   }
   s = calloc(1, sizeof *s);
-  if (s != NULL)
-    s->progs = calloc((size_t)params->nranks, sizeof *s->progs);
+  if (s != NULL) {
+    s->only = only;
+    s->progs = calloc(only < 0 ? (size_t)params->nranks : 1, sizeof *s->progs);
+  }
   if (s == NULL || s->progs == NULL) {
     free(s);
     s = NULL;
@@ -71,11 +91,15 @@ out:
   return err;
 }
 
+int pat_schedule_alloc(const pat_sched_params *params, pat_schedule **out) {
+  return schedule_alloc(params, -1, out);
+}
+
 void pat_schedule_free(pat_schedule *sched) {
   if (sched == NULL)
     return;
-  for (int r = 0; r < sched->params.nranks; r++)
-    free(sched->progs[r].ops);
+  for (int i = 0; i < (sched->only < 0 ? sched->params.nranks : 1); i++)
+    free(sched->progs[i].ops);
   free(sched->progs);
   free(sched->arrivals);
   pat_replay_free(sched->replay);
@@ -112,12 +136,19 @@ void pat_schedule_set_replay(pat_schedule *sched, pat_replay *replay) {
   sched->replay = replay;
 }
 
-pat_replay *pat_schedule_replay(const pat_schedule *sched) {
-  return sched != NULL ? sched->replay : NULL;
+size_t pat_schedule_footprint(const pat_schedule *sched) {
+  size_t n = 0;
+  int held = sched->only < 0 ? sched->params.nranks : 1;
+  n = sizeof *sched + (size_t)held * sizeof *sched->progs;
+  for (int i = 0; i < held; i++)
+    n += (size_t)sched->progs[i].cap * sizeof *sched->progs[i].ops;
+  if (sched->arrivals != NULL)
+    n += (size_t)sched->params.nranks * sizeof *sched->arrivals;
+  return n;
 }
 
-static int rank_ok(const pat_schedule *s, int rank) {
-  return s != NULL && rank >= 0 && rank < s->params.nranks;
+pat_replay *pat_schedule_replay(const pat_schedule *sched) {
+  return sched != NULL ? sched->replay : NULL;
 }
 
 void pat_schedule_put(pat_schedule *sched, int rank, int *err,
@@ -136,12 +167,13 @@ void pat_schedule_put(pat_schedule *sched, int rank, int *err,
 
 int pat_schedule_add(pat_schedule *sched, int rank, const pat_sched_op *op) {
   int err = PAT_SUCCESS;
-  rank_prog *p;
-  if (!rank_ok(sched, rank) || op == NULL) {
+  rank_prog *p = prog(sched, rank);
+  if (sched == NULL || rank < 0 || rank >= sched->params.nranks || op == NULL) {
     err = PAT_ERR_INVALID_ARG;
     goto out;
   }
-  p = &sched->progs[rank];
+  if (p == NULL) /* a rank this schedule does not hold: not kept */
+    goto out;
   if (p->nops == p->cap) {
     int cap = p->cap ? 2 * p->cap : 8;
     pat_sched_op *ops = realloc(p->ops, (size_t)cap * sizeof *ops);
@@ -160,8 +192,9 @@ out:
 
 int pat_schedule_mark_built(pat_schedule *sched, int rank) {
   int err = PAT_ERR_INVALID_ARG;
-  if (rank_ok(sched, rank)) {
-    sched->progs[rank].built = 1;
+  rank_prog *p = prog(sched, rank);
+  if (p != NULL) {
+    p->built = 1;
     err = PAT_SUCCESS;
   }
   return err;
@@ -172,26 +205,29 @@ const pat_sched_params *pat_schedule_params(const pat_schedule *sched) {
 }
 
 int pat_schedule_has_rank(const pat_schedule *sched, int rank) {
-  return rank_ok(sched, rank) && sched->progs[rank].built;
+  const rank_prog *p = prog(sched, rank);
+  return p != NULL && p->built;
 }
 
 int pat_schedule_nops(const pat_schedule *sched, int rank) {
-  return rank_ok(sched, rank) ? sched->progs[rank].nops : 0;
+  const rank_prog *p = prog(sched, rank);
+  return p != NULL ? p->nops : 0;
 }
 
 const pat_sched_op *pat_schedule_ops(const pat_schedule *sched, int rank) {
-  return rank_ok(sched, rank) ? sched->progs[rank].ops : NULL;
+  const rank_prog *p = prog(sched, rank);
+  return p != NULL ? p->ops : NULL;
 }
 
 int pat_schedule_nrounds(const pat_schedule *sched, int rank) {
   int n = pat_schedule_nops(sched, rank);
-  return n > 0 ? sched->progs[rank].ops[n - 1].round + 1 : 0;
+  return n > 0 ? pat_schedule_ops(sched, rank)[n - 1].round + 1 : 0;
 }
 
 int pat_schedule_ntmp(const pat_schedule *sched, int rank) {
   int ntmp = 0;
   for (int i = 0; i < pat_schedule_nops(sched, rank); i++) {
-    const pat_sched_op *op = &sched->progs[rank].ops[i];
+    const pat_sched_op *op = &pat_schedule_ops(sched, rank)[i];
     int slots[2] = {op->src, op->dst};
     for (int k = 0; k < 2; k++)
       if (slots[k] >= PAT_SLOT_TMP0 && slots[k] - PAT_SLOT_TMP0 + 1 > ntmp)
@@ -215,8 +251,9 @@ int pat_schedule_build(pat_reduce_alg alg, const pat_sched_params *params,
     err = PAT_ERR_NOT_A_SCHEDULE;
     goto out;
   }
-  err = pat_schedule_alloc(params, &s);
-  /* the builder writes one rank's program, or every rank's for rank -1 */
+  err = schedule_alloc(params, rank, &s);
+  /* the builder writes one rank's program, or every rank's for rank -1
+   * (what it writes of other ranks is not kept) */
   if (err == PAT_SUCCESS)
     err = row->build(params, rank, s);
   for (int r = rank < 0 ? 0 : rank;
@@ -258,8 +295,8 @@ int pat_schedule_dump(const pat_schedule *sched, FILE *out) {
           sched->params.nranks, sched->params.root, sched->params.count,
           sched->params.commutative, sched->params.in_place);
   for (int r = 0; r < sched->params.nranks; r++) {
-    const rank_prog *p = &sched->progs[r];
-    if (!p->built)
+    const rank_prog *p = prog(sched, r);
+    if (p == NULL || !p->built)
       continue;
     fprintf(out, "rank %d: %d ops, %d rounds\n", r, p->nops,
             pat_schedule_nrounds(sched, r));

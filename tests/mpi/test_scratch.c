@@ -14,6 +14,7 @@
  * And the schedule cache (PAT_REDUCE_SCHEDULE_CACHE): a root rotating every
  * call, as IMB's reduce does, builds each root's schedule once while they
  * all fit, and every call when they do not (least recently used dropped).
+ * And that the state stays small where it can (small_state).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +205,45 @@ static void schedule_cache(void) {
   pat_reduce_config_reload();
 }
 
+/* What a communicator keeps stays O(the rank's own operations) where it
+ * can (issue 17: in SMPI every rank's state shares one process): the
+ * cached schedule of a call holds this rank's program only, and a call
+ * told the arrivals and a round cost starts no PAT layer (no stamp
+ * exchange, no per-rank arrays) and keeps no replay of its plan (nothing
+ * would score it); a predicting call does start the layer. */
+static void small_state(void) {
+  MPI_Comm comm;
+  pat_comm_state *st = NULL;
+  const pat_schedule *s;
+  double *arrivals = calloc((size_t)size, sizeof *arrivals);
+  int x = rank + 1, sum = 0, other = (rank + 1) % size;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  for (int r = 0; r < size; r++)
+    arrivals[r] = r == size - 1 ? 1e-3 : 0;
+  check(pat_reduce_with_arrivals(PAT_REDUCE_ALG_CLAIRVOYANT, &x, &sum, 1,
+                                 MPI_INT, MPI_SUM, 0, comm, arrivals,
+                                 1e-5) == MPI_SUCCESS &&
+            (rank != 0 || sum == size * (size + 1) / 2),
+        "told call right", "clairvoyant", 1);
+  st = pat_comm_state_find(comm);
+  check(st != NULL && !pat_comm_state_has_pat(st),
+        "a call told arrivals and a round cost starts no PAT layer",
+        "clairvoyant", 1);
+  s = st != NULL ? pat_comm_state_last_schedule(st) : NULL;
+  check(s != NULL && pat_schedule_has_rank(s, rank) &&
+            (size == 1 || (!pat_schedule_has_rank(s, other) &&
+                           pat_schedule_ops(s, other) == NULL)),
+        "the cached schedule holds this rank's program only", "clairvoyant", 1);
+  check(s != NULL && pat_schedule_replay(s) == NULL,
+        "no replay kept where nothing scores it", "clairvoyant", 1);
+  check(pat_reduce_using(PAT_REDUCE_ALG_CLAIRVOYANT, &x, &sum, 1, MPI_INT,
+                         MPI_SUM, 0, comm) == MPI_SUCCESS &&
+            st != NULL && pat_comm_state_has_pat(st),
+        "a predicting call starts the PAT layer", "clairvoyant", 1);
+  MPI_Comm_free(&comm);
+  free(arrivals);
+}
+
 int main(int argc, char **argv) {
   pat_comm_state *st = NULL;
   long keep;
@@ -227,6 +267,7 @@ int main(int argc, char **argv) {
   every_row(st, keep);
   reused_handles();
   schedule_cache();
+  small_state();
   if (rank == 0 && failures == 0)
     printf("test_scratch: OK\n");
   MPI_Finalize();

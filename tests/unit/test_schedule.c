@@ -110,26 +110,67 @@ static void binomial_valid_for_every_size_and_root(void **state) {
   }
 }
 
+/* For every row with a schedule: the schedule built for one rank is that
+ * rank's program of the whole schedule, and holds nothing of the other
+ * ranks (a call's schedule is O(its own operations), not O(P): issue 17). */
 static void one_rank_schedule_equals_full_schedule(void **state) {
-  pat_sched_params p = {
-      .nranks = 13, .root = 5, .count = 7, .commutative = 0, .in_place = 1};
-  pat_schedule *all = NULL;
+  static const int sizes[] = {1, 6, 13};
+  double arrivals[13];
   (void)state;
-  assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_BINOMIAL, &p, -1, &all),
-                   PAT_SUCCESS);
-  for (int r = 0; r < p.nranks; r++) {
-    pat_schedule *one = NULL;
-    assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_BINOMIAL, &p, r, &one),
+  for (int i = 0; i < 13; i++)
+    arrivals[i] = i == 4 ? 3e-5 : 1e-6 * (i % 3);
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    for (int k = 0; k < 3; k++)
+      for (int comm = 0; comm < 2 && pat_alg_table[a]->build != NULL; comm++) {
+        pat_sched_params p = {.nranks = sizes[k],
+                              .root = sizes[k] / 2,
+                              .count = 7,
+                              .commutative = comm,
+                              .in_place = 1,
+                              .model = {2.66e-6, 4.8e-10, 1.7e-10},
+                              .elem_size = 8,
+                              .arrivals = arrivals};
+        pat_schedule *all = NULL;
+        int err = pat_schedule_build((pat_reduce_alg)a, &p, -1, &all);
+        for (int r = 0; r < p.nranks; r++) {
+          pat_schedule *one = NULL;
+          int other = (r + 1) % p.nranks;
+          assert_int_equal(pat_schedule_build((pat_reduce_alg)a, &p, r, &one),
+                           err);
+          if (err != PAT_SUCCESS)
+            continue;
+          assert_true(pat_schedule_has_rank(one, r));
+          assert_int_equal(pat_schedule_nops(one, r),
+                           pat_schedule_nops(all, r));
+          assert_memory_equal(
+              pat_schedule_ops(one, r), pat_schedule_ops(all, r),
+              (size_t)pat_schedule_nops(all, r) * sizeof(pat_sched_op));
+          if (other != r) {
+            assert_false(pat_schedule_has_rank(one, other));
+            assert_null(pat_schedule_ops(one, other));
+            assert_int_equal(pat_schedule_nops(one, other), 0);
+          }
+          pat_schedule_free(one);
+        }
+        pat_schedule_free(all);
+      }
+}
+
+/* A binomial leaf's schedule holds the same bytes at P = 13 and 13000:
+ * one program of one send, nothing per rank. */
+static void one_rank_schedule_does_not_grow_with_p(void **state) {
+  size_t bytes[2];
+  (void)state;
+  for (int k = 0; k < 2; k++) {
+    pat_sched_params p = {.nranks = k ? 13000 : 13, .root = 0, .count = 7};
+    pat_schedule *s = NULL;
+    assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_BINOMIAL, &p, 1, &s),
                      PAT_SUCCESS);
-    assert_true(pat_schedule_has_rank(one, r));
-    assert_false(pat_schedule_has_rank(one, (r + 1) % p.nranks));
-    assert_int_equal(pat_schedule_nops(one, r), pat_schedule_nops(all, r));
-    assert_memory_equal(pat_schedule_ops(one, r), pat_schedule_ops(all, r),
-                        (size_t)pat_schedule_nops(all, r) *
-                            sizeof(pat_sched_op));
-    pat_schedule_free(one);
+    assert_int_equal(pat_schedule_nops(s, 1), 1);
+    bytes[k] = pat_schedule_footprint(s);
+    pat_schedule_free(s);
   }
-  pat_schedule_free(all);
+  assert_int_equal(bytes[0], bytes[1]);
 }
 
 static void build_rejects_bad_params(void **state) {
@@ -564,8 +605,8 @@ static void in_order_is_one_transfer_per_round(void **state) {
     pat_schedule_free(s);
   }
   {
-    pat_sched_params p = {.nranks = 5, .root = 0, .count = 10,
-                          .commutative = 1};
+    pat_sched_params p = {
+        .nranks = 5, .root = 0, .count = 10, .commutative = 1};
     pat_schedule *s = NULL;
     assert_int_equal(pat_schedule_build(PAT_REDUCE_ALG_RING, &p, -1, &s),
                      PAT_SUCCESS);
@@ -580,6 +621,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(binomial_valid_for_every_size_and_root),
       cmocka_unit_test(one_rank_schedule_equals_full_schedule),
+      cmocka_unit_test(one_rank_schedule_does_not_grow_with_p),
       cmocka_unit_test(build_rejects_bad_params),
       cmocka_unit_test(validator_rejects_broken_schedules),
       cmocka_unit_test(commutative_tree_is_wrong_for_noncommutative_op),
