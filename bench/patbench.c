@@ -3,16 +3,22 @@
  * imbalance (Marendić 2016, Algorithm 7).
  *
  * For every message size, arrival pattern and imbalance, rank 0 draws the
- * delays of every repetition (seeded GSL generator) and broadcasts them, so
- * every algorithm sees the same arrival pattern sequence.  A repetition
+ * delays of every repetition (seeded GSL generator) and scatters them,
+ * each rank getting its own (and, when the oracle runs, every rank the
+ * repetition's whole row before it: the oracle is told all arrivals), so
+ * every algorithm sees the same arrival pattern sequence and no rank but
+ * 0 holds more than one row.  A repetition
  * runs every algorithm once, in an order rotated per repetition so that
  * drift hits all alike: synchronise (double barrier, or a start window on
  * the global clock), sleep this rank's delay, stamp the arrival, reduce,
  * stamp the exit (--burst K: K calls back to back between the stamps, as
  * IMB times them, and times divided by K; --root rotate: call i of a burst
  * at rank i mod P, as IMB does).  Stamps are on rank 0's clock
- * (pat_clock_estimate_offset), gathered after the repetition, outside the timed
- * region.  The first repetition is dropped.
+ * (pat_clock_estimate_offset), gathered after the repetition, outside the
+ * timed region, and rank 0's broadcast after it ends the repetition (no
+ * rank goes on before every call is over), so that no call's traffic
+ * overlaps the next configuration's warm-up.  The first repetition
+ * is dropped.
  *
  * Per configuration and algorithm: time-to-solution max(exit) -
  * min(arrival) (the headline), the per-rank mean runtime mean(exit -
@@ -87,6 +93,15 @@ typedef struct bench {
   MPI_Comm comm[PB_MAX_LIST + 1];
 } bench;
 
+/* One configuration's delays (seconds before a rank arrives). */
+typedef struct delays {
+  double *all;   /* rank 0: [rep][rank], NULL elsewhere */
+  double *mine;  /* [rep]: this rank's */
+  double *row;   /* [rank]: the current repetition's, when the oracle runs
+                    (NULL otherwise) */
+  double window; /* --sync window: the slot of one call */
+} delays;
+
 /* One configuration's samples, on rank 0: [alg][rep]. */
 typedef struct samples {
   int nalgs, reps;
@@ -105,15 +120,33 @@ static void sleep_seconds(double s) {
 
 static double now(const bench *b) { return MPI_Wtime() + b->offset; }
 
-/* The communicator of alg, duplicated on first use (every rank asks for
- * the algorithms in the same order, so the duplication is collective). */
+/* A new communicator of MPI_COMM_WORLD's ranks: a duplicate, or in the
+ * SMPI build one made from its group, as the library makes its own
+ * (SMPI's MPI_Comm_dup copies the group for every rank: O(P^2) memory in
+ * its one process). */
+static int world_copy(MPI_Comm *comm) {
+#ifdef PATREDUCE_SMPI
+  MPI_Group group;
+  int rc = MPI_Comm_group(MPI_COMM_WORLD, &group);
+  if (rc == MPI_SUCCESS) {
+    rc = MPI_Comm_create(MPI_COMM_WORLD, group, comm);
+    MPI_Group_free(&group);
+  }
+  return rc;
+#else
+  return MPI_Comm_dup(MPI_COMM_WORLD, comm);
+#endif
+}
+
+/* The communicator of alg, made on first use (every rank asks for the
+ * algorithms in the same order, so making it is collective). */
 static MPI_Comm comm_of(bench *b, int alg) {
   int i = 0;
   while (i < b->ncomms && b->comm_alg[i] != alg)
     i++;
   if (i == b->ncomms) {
     b->comm_alg[i] = alg;
-    if (MPI_Comm_dup(MPI_COMM_WORLD, &b->comm[i]) != MPI_SUCCESS)
+    if (world_copy(&b->comm[i]) != MPI_SUCCESS)
       MPI_Abort(MPI_COMM_WORLD, 1);
     b->ncomms++;
   }
@@ -325,10 +358,9 @@ out:
   free(st);
 }
 
-/* Runs one configuration: delays[rep * size + rank].  On rank 0 fills s. */
-static int run_config(bench *b, const int *algs, int nalgs,
-                      const double *delays, double window, const char *what,
-                      samples *s) {
+/* Runs one configuration with delays d.  On rank 0 fills s. */
+static int run_config(bench *b, const int *algs, int nalgs, const delays *d,
+                      const char *what, samples *s) {
   const pb_options *o = b->opt;
   int reps = o->reps, rc = MPI_SUCCESS;
   double *stamps = malloc((size_t)nalgs * 2 * sizeof *stamps);
@@ -343,23 +375,28 @@ static int run_config(bench *b, const int *algs, int nalgs,
     goto out;
   }
   for (int r = 0; r < reps; r++) {
-    const double *row = delays + (size_t)r * b->size;
     double start = 0;
     progress(b, what, r, reps);
+    if (d->row != NULL) { /* the oracle's: every rank's delay */
+      if (b->rank == 0)
+        memcpy(d->row, d->all + (size_t)r * b->size,
+               (size_t)b->size * sizeof *d->row);
+      MPI_Bcast(d->row, b->size, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    }
     if (o->sync == PB_SYNC_WINDOW) {
       if (b->rank == 0)
-        start = now(b) + window;
+        start = now(b) + d->window;
       MPI_Bcast(&start, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     }
     for (int j = 0; j < nalgs; j++) {
       int k = (j + r) % nalgs, alg = algs[k];
       if (o->sync == PB_SYNC_WINDOW) {
-        double wait = start + j * window - now(b);
-        sleep_seconds(wait + row[b->rank]);
+        double wait = start + j * d->window - now(b);
+        sleep_seconds(wait + d->mine[r]);
       } else {
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Barrier(MPI_COMM_WORLD);
-        sleep_seconds(row[b->rank]);
+        sleep_seconds(d->mine[r]);
       }
       /* --trace: the last repetition */
       if (events != NULL && r == reps - 1)
@@ -369,7 +406,7 @@ static int run_config(bench *b, const int *algs, int nalgs,
       for (int i = 0; i < o->burst; i++) {
         if (o->root == PB_ROOT_ROTATE)
           b->root = i % b->size;
-        if (call(b, alg, row) != MPI_SUCCESS)
+        if (call(b, alg, d->row) != MPI_SUCCESS)
           b->errors++;
       }
       stamps[2 * k + 1] = now(b);
@@ -379,6 +416,14 @@ static int run_config(bench *b, const int *algs, int nalgs,
     }
     MPI_Gather(stamps, 2 * nalgs, MPI_DOUBLE, all, 2 * nalgs, MPI_DOUBLE, 0,
                MPI_COMM_WORLD);
+    /* the end of the repetition: once rank 0 has every rank's stamps,
+     * every call is over; its broadcast lets the ranks go on (a barrier
+     * of two tree collectives, where SMPI's barriers send P log P
+     * messages: 7 s of simulation each at P = 16384) */
+    {
+      int over = r;
+      MPI_Bcast(&over, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
     for (int k = 0; b->rank == 0 && k < nalgs; k++) {
       double lo = INFINITY, hi = -INFINITY, last = -INFINITY, sum = 0;
       for (int i = 0; i < b->size; i++) {
@@ -396,8 +441,7 @@ static int run_config(bench *b, const int *algs, int nalgs,
   }
   for (int k = 0; events != NULL && k < nalgs; k++)
     trace_write(b, what, algs[k], events + (size_t)k * TRACE_CAP,
-                (int)nevents[k], stamps + 2 * k,
-                delays[(size_t)(reps - 1) * b->size + b->rank]);
+                (int)nevents[k], stamps + 2 * k, d->mine[reps - 1]);
   progress(b, what, reps, reps);
   if (b->rank == 0 && !o->quiet && isatty(2))
     fprintf(stderr, "\n");
@@ -508,40 +552,69 @@ static void report(bench *b, const int *algs, int nalgs, samples *s,
   fflush(stdout);
 }
 
-/* Delays of a configuration on rank 0, broadcast to all. */
+/* The library's cost model is configured (it then needs no measuring:
+ * the variables that give it, README's table). */
+static int model_configured(void) {
+  const char *m = getenv("PAT_REDUCE_MODEL"),
+             *c = getenv("PAT_REDUCE_ROUND_COST");
+  return (m != NULL && *m != '\0') || (c != NULL && *c != '\0');
+}
+
+/* Delays of a configuration: drawn on rank 0, each rank's scattered to
+ * it, and the --sync window: --window, or room for the slowest balanced
+ * call plus the largest delay, three times over.  tmp: rank 0's
+ * [rank][rep] transpose for the scatter. */
 static int make_delays(bench *b, const pb_pattern *pat, double magnitude,
-                       double ref, double *delays) {
+                       double ref, double slowest, delays *d, double *tmp) {
   const pb_options *o = b->opt;
+  int rc;
   if (b->rank == 0) {
+    double dmax = 0;
     gsl_rng_set(b->rng, o->seed + 1000003UL * (unsigned long)b->config);
     for (int r = 0; r < o->reps; r++)
       pb_pattern_delays(pat, b->size, magnitude, ref, b->rng, (size_t)r,
-                        delays + (size_t)r * b->size);
+                        d->all + (size_t)r * b->size);
+    for (int r = 0; r < o->reps; r++)
+      for (int i = 0; i < b->size; i++) {
+        double x = d->all[(size_t)r * b->size + i];
+        tmp[(size_t)i * o->reps + r] = x;
+        dmax = fmax(dmax, x);
+      }
+    d->window = o->window > 0 ? o->window : 3 * (slowest + dmax) + 1e-4;
   }
-  return MPI_Bcast(delays, o->reps * b->size, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-}
-
-/* Automatic window: room for the slowest balanced call plus the largest
- * delay, three times over. */
-static double window_for(const bench *b, const double *delays, double slowest) {
-  double w = b->opt->window, dmax = 0;
-  for (size_t i = 0; i < (size_t)b->opt->reps * b->size; i++)
-    dmax = fmax(dmax, delays[i]);
-  return w > 0 ? w : 3 * (slowest + dmax) + 1e-4;
+  rc = MPI_Scatter(tmp, o->reps, MPI_DOUBLE, d->mine, o->reps, MPI_DOUBLE, 0,
+                   MPI_COMM_WORLD);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Bcast(&d->window, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return rc;
 }
 
 static int bench_size(bench *b, size_t bytes) {
   const pb_options *o = b->opt;
   int algs[PB_MAX_LIST], nalgs = 0, rc;
   double balanced[PB_MAX_LIST], medians[PB_MAX_LIST], unit_time = 0;
-  double slowest = 0;
-  double *delays = malloc((size_t)o->reps * b->size * sizeof *delays);
+  double slowest = 0, *tmp = NULL;
+  delays d = {0};
+  int oracle = 0;
   samples s = {0};
   char what[200];
   pb_pattern none;
 
+  oracle = o->unit == PB_ALG_ORACLE;
+  for (int k = 0; k < o->nalgs; k++)
+    oracle |= o->algs[k] == PB_ALG_ORACLE;
+  d.mine = malloc((size_t)o->reps * sizeof *d.mine);
+  if (oracle)
+    d.row = malloc((size_t)b->size * sizeof *d.row);
+  if (b->rank == 0) {
+    d.all = malloc((size_t)o->reps * b->size * sizeof *d.all);
+    tmp = malloc((size_t)o->reps * b->size * sizeof *tmp);
+  }
   rc = prepare(b, bytes);
-  if (rc != MPI_SUCCESS || delays == NULL)
+  if (rc == MPI_SUCCESS && (d.mine == NULL || (oracle && d.row == NULL) ||
+                            (b->rank == 0 && (d.all == NULL || tmp == NULL))))
+    rc = MPI_ERR_NO_MEM;
+  if (rc != MPI_SUCCESS)
     goto out;
   /* binomial (the speedups' base when asked for) and --unit (the "x" of
    * delays) always run in the balanced case */
@@ -561,22 +634,29 @@ static int bench_size(bench *b, size_t bytes) {
     comm_of(b, algs[k]);
   /* warm-up; clairvoyant calls (also on the oracle's communicator)
    * measure the round cost the oracle needs, unless it is configured
-   * (PAT_REDUCE_MODEL, PAT_REDUCE_ROUND_COST) */
+   * (PAT_REDUCE_MODEL, PAT_REDUCE_ROUND_COST): then the oracle's warm-up
+   * is told balanced arrivals, and its communicator never starts the PAT
+   * layer (at P = 16384 its state and stamp exchange would be 2.5 MB per
+   * rank) */
   for (int w = 0; w < o->warmup + 3; w++)
     for (int k = 0; k < nalgs; k++) {
       int pat =
           algs[k] == PB_ALG_ORACLE || algs[k] == PAT_REDUCE_ALG_CLAIRVOYANT;
-      if (w >= o->warmup && !pat)
+      const double *told =
+          algs[k] == PB_ALG_ORACLE && model_configured() ? d.row : NULL;
+      if (w >= o->warmup && (!pat || told != NULL))
         continue;
-      if (call(b, algs[k], NULL) != MPI_SUCCESS)
+      if (told != NULL)
+        memset(d.row, 0, (size_t)b->size * sizeof *d.row);
+      if (call(b, algs[k], told) != MPI_SUCCESS)
         b->errors++;
     }
   pb_pattern_parse("none", &none, what, sizeof what);
   b->config++;
   snprintf(what, sizeof what, "%zu B balanced", bytes);
-  make_delays(b, &none, 0, 0, delays);
-  rc =
-      run_config(b, algs, nalgs, delays, window_for(b, delays, 0.01), what, &s);
+  rc = make_delays(b, &none, 0, 0, 0.01, &d, tmp);
+  if (rc == MPI_SUCCESS)
+    rc = run_config(b, algs, nalgs, &d, what, &s);
   if (b->rank == 0) {
     for (int k = 0; k < nalgs; k++) {
       balanced[k] =
@@ -615,12 +695,12 @@ static int bench_size(bench *b, size_t bytes) {
       }
       b->config++;
       snprintf(what, sizeof what, "%zu B %s %s", bytes, pat->spec, imb);
-      make_delays(b, pat, mag, unit_time, delays);
-      rc = run_config(b, algs, nalgs, delays, window_for(b, delays, slowest),
-                      what, &s);
+      rc = make_delays(b, pat, mag, unit_time, slowest, &d, tmp);
+      if (rc == MPI_SUCCESS)
+        rc = run_config(b, algs, nalgs, &d, what, &s);
       if (b->rank == 0) {
         if (!pb_pattern_takes_magnitude(pat)) /* its mean delay, for plots */
-          mag = gsl_stats_mean(delays, 1, (size_t)o->reps * b->size);
+          mag = gsl_stats_mean(d.all, 1, (size_t)o->reps * b->size);
         s.nalgs = nalgs;
         report(b, algs, nalgs, &s, pat->spec, imb, mag, balanced, medians);
       }
@@ -628,7 +708,10 @@ static int bench_size(bench *b, size_t bytes) {
   }
 out:
   samples_free(&s);
-  free(delays);
+  free(d.all);
+  free(d.mine);
+  free(d.row);
+  free(tmp);
   return rc;
 }
 
