@@ -71,7 +71,6 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "clairvoyant/clairvoyant.h"
 #include "core/heap.h"
@@ -621,83 +620,12 @@ static double clairvoyant_bound(const pat_sched_params *p) {
   return best - first;
 }
 
-/* One plan: its merges, segment count, completion and hash. */
-typedef struct plan {
-  merge *m;
-  int nm, nseg;
-  double done;
-  unsigned long long hash;
-} plan;
-
-/* Plans for p (choose) and hashes the plan. */
-static int plan_make(const pat_sched_params *p, int configured, plan *out) {
-  int err = choose(p, configured, &out->nseg, &out->m, &out->nm, &out->done);
-  out->hash = 0x5eedull;
-  for (int i = 0; err == PAT_SUCCESS && i < out->nm; i++) {
-    const merge *m = &out->m[i];
-    out->hash = hash_mix(out->hash, (unsigned long long)m->sender << 42 ^
-                                        (unsigned long long)m->receiver << 21 ^
-                                        (unsigned long long)m->round);
-    if (out->nseg > 1)
-      out->hash = hash_mix(out->hash, (unsigned long long)m->seg);
-  }
-  return err;
-}
-
-#ifdef PATREDUCE_SMPI
-/* SMPI build: the ranks are threads of one process, one running at a
- * time, and every rank plans the same plan from the same inputs
- * (principle 5).  The last plan is kept here for the ranks that ask for
- * bitwise the same inputs: a call is planned once, not P times (at
- * P = 16384 the ranks' planning was 84% of a run).  Other builds: each
- * process plans its own. */
-static struct {
-  int valid, configured;
-  pat_sched_params p; /* p.arrivals points to arrivals */
-  double *arrivals;
-  plan plan;
-} shared;
-
-/* The plan for p: the shared one if its inputs are p's, else made and
- * shared.  *own: the caller frees it (0: shared, not to be freed). */
-static int plan_get(const pat_sched_params *p, int configured, plan *out,
-                    int *own) {
-  double *arr;
-  int err;
-  *own = 0;
-  if (shared.valid && shared.configured == configured &&
-      pat_sched_params_same(&shared.p, p)) {
-    *out = shared.plan;
-    return PAT_SUCCESS;
-  }
-  err = plan_make(p, configured, out);
-  *own = 1;
-  arr = err == PAT_SUCCESS ? malloc((size_t)p->nranks * sizeof *arr) : NULL;
-  if (arr != NULL) { /* else not shared: the next rank plans again */
-    free(shared.plan.m);
-    free(shared.arrivals);
-    memcpy(arr, p->arrivals, (size_t)p->nranks * sizeof *arr);
-    shared.p = *p;
-    shared.p.arrivals = shared.arrivals = arr;
-    shared.configured = configured;
-    shared.plan = *out;
-    shared.valid = 1;
-    *own = 0;
-  }
-  return err;
-}
-#else
-static int plan_get(const pat_sched_params *p, int configured, plan *out,
-                    int *own) {
-  *own = 1;
-  return plan_make(p, configured, out);
-}
-#endif
-
 static int clairvoyant_build(const pat_sched_params *p, int rank,
                              pat_schedule *sched) {
-  int P = p->nranks, err = PAT_SUCCESS, own = 0;
-  plan pl = {0};
+  int P = p->nranks, err = PAT_SUCCESS, nseg = 1, nm = 0;
+  merge *m = NULL;
+  double done = 0;
+  unsigned long long hash = 0x5eedull;
 
   if (p->arrivals == NULL || !(pat_sched_round_cost(p) > 0) ||
       !isfinite(pat_sched_round_cost(p))) {
@@ -709,27 +637,33 @@ static int clairvoyant_build(const pat_sched_params *p, int rank,
       err = PAT_ERR_INVALID_ARG;
       goto out;
     }
-  err = plan_get(p, pat_config_get()->segments, &pl, &own);
+  err = choose(p, pat_config_get()->segments, &nseg, &m, &nm, &done);
   if (err != PAT_SUCCESS)
     goto out;
-  err = emit(p, rank, pl.m, pl.nm, pl.nseg, sched);
+  for (int i = 0; i < nm; i++) {
+    hash = hash_mix(hash, (unsigned long long)m[i].sender << 42 ^
+                              (unsigned long long)m[i].receiver << 21 ^
+                              (unsigned long long)m[i].round);
+    if (nseg > 1)
+      hash = hash_mix(hash, (unsigned long long)m[i].seg);
+  }
+  err = emit(p, rank, m, nm, nseg, sched);
   if (err == PAT_SUCCESS) {
-    pat_schedule_set_prediction(sched, pl.done, pl.hash);
+    pat_schedule_set_prediction(sched, done, hash);
     /* auto scores the plan with it; without memory for it, auto plans
      * again when it scores (the schedule is whole either way, so a rank
      * short of memory still runs the plan every rank runs) */
-    pat_schedule_set_replay(sched, to_replay(p, pl.nseg, pl.m, pl.nm));
+    pat_schedule_set_replay(sched, to_replay(p, nseg, m, nm));
   }
   /* the plan's rounds keep the send ports busy: a send posted a round
    * early slows the round's own (simulated at P = 128, 2 MiB: 1.25x the
    * plan with 4 posted ahead, 1.11x with 1, exactly the plan with none;
    * and with a wrong prediction, one rank late by the balanced time,
    * 3.34 ms with none against 3.46 with 1, butterfly 4.14) */
-  if (err == PAT_SUCCESS && pl.nseg > 1 && p->commutative)
+  if (err == PAT_SUCCESS && nseg > 1 && p->commutative)
     pat_schedule_set_sends_ahead(sched, 0);
 out:
-  if (own)
-    free(pl.m);
+  free(m);
   return err;
 }
 

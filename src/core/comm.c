@@ -495,6 +495,21 @@ int pat_reduce_last_algorithm(MPI_Comm comm, pat_reduce_alg *alg) {
   return err;
 }
 
+static int same_params(const pat_sched_params *a, const pat_sched_params *b) {
+  int same = a->nranks == b->nranks && a->root == b->root &&
+             a->count == b->count && a->commutative == b->commutative &&
+             a->in_place == b->in_place &&
+             (a->arrivals == NULL) == (b->arrivals == NULL);
+  /* bitwise: a schedule is reused only for exactly the same inputs */
+  if (same)
+    same = memcmp(&a->model, &b->model, sizeof a->model) == 0 &&
+           memcmp(&a->elem_size, &b->elem_size, sizeof a->elem_size) == 0;
+  if (same && a->arrivals != NULL)
+    same = memcmp(a->arrivals, b->arrivals,
+                  (size_t)a->nranks * sizeof *a->arrivals) == 0;
+  return same;
+}
+
 /* Builds alg's schedule for params and rank with its dependencies. */
 static int entry_build(pat_reduce_alg alg, const pat_sched_params *params,
                        int rank, sched_entry *e) {
@@ -529,10 +544,9 @@ int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
                             const pat_schedule **out, const pat_deps **deps) {
   int err = PAT_SUCCESS, i = 0;
   sched_entry e;
-  while (
-      i < st->ncached &&
-      !(st->cache[i].alg == alg && st->cache[i].rank == rank &&
-        pat_sched_params_same(pat_schedule_params(st->cache[i].sched), params)))
+  while (i < st->ncached &&
+         !(st->cache[i].alg == alg && st->cache[i].rank == rank &&
+           same_params(pat_schedule_params(st->cache[i].sched), params)))
     i++;
   if (i == 0 && st->ncached > 0)
     goto out; /* the last call's: already first */

@@ -250,9 +250,6 @@ pat_replay *pat_schedule_replay(const pat_schedule *sched);
 /* Bytes sched holds (programs, arrival copy; its replay not counted): a
  * schedule built for one rank holds O(its operations), whatever P. */
 size_t pat_schedule_footprint(const pat_schedule *sched);
-/* a and b are bitwise the same inputs (model, element size and arrival
- * times included): a schedule built for one serves the other. */
-int pat_sched_params_same(const pat_sched_params *a, const pat_sched_params *b);
 
 /* A builder whose rounds keep every send port busy (the segmented
  * clairvoyant plan) bounds the sends of later rounds posted early to n:

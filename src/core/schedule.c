@@ -319,22 +319,6 @@ out:
   return err;
 }
 
-int pat_sched_params_same(const pat_sched_params *a,
-                          const pat_sched_params *b) {
-  int same = a->nranks == b->nranks && a->root == b->root &&
-             a->count == b->count && a->commutative == b->commutative &&
-             a->in_place == b->in_place &&
-             (a->arrivals == NULL) == (b->arrivals == NULL);
-  /* bitwise: a schedule is reused only for exactly the same inputs */
-  if (same)
-    same = memcmp(&a->model, &b->model, sizeof a->model) == 0 &&
-           memcmp(&a->elem_size, &b->elem_size, sizeof a->elem_size) == 0;
-  if (same && a->arrivals != NULL)
-    same = memcmp(a->arrivals, b->arrivals,
-                  (size_t)a->nranks * sizeof *a->arrivals) == 0;
-  return same;
-}
-
 double pat_sched_round_cost(const pat_sched_params *params) {
   return pat_model_round_cost(&params->model,
                               (double)params->count * params->elem_size);
