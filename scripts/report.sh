@@ -428,6 +428,57 @@ EOF
         }
       }' "$data/auto_p64.csv"
   fi
+  if ls "$data"/scale_p*.csv "$data"/scale_p*.failed >/dev/null 2>&1; then
+    cat <<'EOF'
+
+## Scale: P = 1024 to 16384 simulated ranks
+
+64 KiB, the last rank late by the balanced binomial time (1x): median
+time-to-solution in ms of binomial, the oracle (told the arrivals; atomic,
+`PAT_REDUCE_SEGMENTS=1`),
+localredirect and radixk, the oracle's speedup over binomial next to the
+thesis' theory for one delay, 2n/(n+1) with n = ceil(log2 P) rounds, and
+the run's wall time and peak memory on this machine (`/usr/bin/time`).
+Every send is a rendezvous (`smpi/send-is-detached-thresh:0`: SimGrid
+3.32 walks one list of every eager send in flight at each one's
+completion, O(P^2) per round).  Calls start on a window of the global
+clock (`--sync window`), buffers
+above 4 KiB are shared by all ranks (`--shared-above 4K`: their results are
+not checked; the smaller sizes of the other experiments check correctness),
+and `scripts/smpi-run` picks dlopen or mmap privatization for P.  The
+command is in `scripts/reproduce.sh` (scale block); data
+`data/scale_pN.*`.  The oracle does not run at P = 16384: every rank
+plans the whole tree (O(P log P)), so one call plans P times in the one
+process SMPI runs, over 16 GB and 10 minutes per call here.
+
+| P | binomial | oracle | localredirect | radixk | oracle speedup | theory 2n/(n+1) | wall time | peak memory |
+|---|---|---|---|---|---|---|---|---|
+EOF
+    for np in $(ls "$data"/scale_p*.csv "$data"/scale_p*.failed 2>/dev/null |
+      sed 's/.*scale_p\([0-9]*\)\..*/\1/' | sort -n); do
+      if [ -e "$data/scale_p$np.failed" ]; then
+        printf '| %s | did not run: `data/scale_p%s.err` says why |\n' "$np" "$np"
+        continue
+      fi
+      tf="$data/scale_p$np.time"
+      wall=- mem=-
+      if [ -s "$tf" ]; then
+        wall=$(awk -F, '{ printf "%.0f s", $1 }' "$tf")
+        mem=$(awk -F, '{ printf "%.2f GB", $2 / 1048576 }' "$tf")
+      fi
+      awk -F, -v P="$np" -v wall="$wall" -v mem="$mem" "$HDR"'
+        $c["pattern"] == "single" { t[$c["algorithm"]] = $c["tts_median"] * 1e3 }
+        function ms(a) { return (a in t) ? sprintf("%.3f", t[a]) : "-" }
+        END {
+          n = 0
+          while (2 ^ n < P) n++
+          printf "| %d | %s | %s | %s | %s | %s | %.2f | %s | %s |\n",
+            P, ms("binomial"), ms("oracle"), ms("localredirect"), ms("radixk"),
+            ("oracle" in t) ? sprintf("%.2f", t["binomial"] / t["oracle"]) : "-",
+            2 * n / (n + 1), wall, mem
+        }' "$data/scale_p$np.csv"
+    done
+  fi
   if ls "$data"/native_*.csv >/dev/null 2>&1; then
     printf '\n## SMPI reduce algorithms as native peers, P = 128\n\nEach is `--cfg=smpi/reduce:NAME` for `native`; they combine for free.  Median time-to-solution in ms, balanced and with the last rank late by the balanced binomial time (1 MiB).\n\n| SMPI reduce | balanced | late 1x | speedup over our binomial, late |\n|---|---|---|---|\n'
     for f in "$data"/native_*.csv; do

@@ -191,4 +191,59 @@ run --no-plot auto_p64 64 \
   --pattern "trace:$out/data/auto_flip.trace" --imbalance 1x \
   --reps "$auto_reps" --warmup 4
 
+# Scale (issue 17): P = 1024, 4096 and 16384 simulated ranks, 64 KiB, the
+# last rank late by the balanced binomial time: binomial, the oracle,
+# localredirect and radixk (the best bandwidth row at this size).  The
+# calls start on a window of the global clock (--sync window: SMPI's
+# barriers send P log P messages, 7 s of simulation each at P = 16384),
+# buffers above 4 KiB are shared (--shared-above: 64 KiB x 3 x 16384 would
+# be 3 GiB; correctness is what the small sizes check), smpi-run picks the
+# privatization for P, and every send is a rendezvous
+# (smpi/send-is-detached-thresh:0): SimGrid 3.32 keeps the detached (eager)
+# sends in flight in one list that it walks at each one's completion, so
+# P ranks sending at once cost O(P^2) per round (57% of a P = 4096 run;
+# with it 5:42 -> 2:02; medians at P = 2048 and 4096 equal to the eager
+# runs' within 0.6%, localredirect's balanced one 2.6% above).  The oracle
+# is the atomic one (PAT_REDUCE_SEGMENTS=1), whose single-delay theory
+# the table shows: with segments every rank's schedule is cut from the
+# whole plan, O(P x segments) per rank.  Not at P = 16384: every rank
+# plans the whole tree (O(P log P), principle 5), P times per call in one
+# process, and SMPI privatizes the globals a shared plan would need: over
+# 16 GB and more than 10 minutes per call there (issue 17's note).  Wall time and peak memory of each run in
+# data/scale_pN.time (/usr/bin/time, when the machine has it: Debian
+# package time).  QUICK: P = 1024 only.
+if [ "$quick" = 1 ]; then
+  scale_ps=1024
+else
+  scale_ps="1024 4096 16384"
+fi
+for np in $scale_ps; do
+  name=scale_p$np
+  algs=binomial,oracle,localredirect,radixk
+  if [ "$np" -gt 4096 ]; then
+    algs=binomial,localredirect,radixk
+  fi
+  step "$name: P = $np: $algs, 64 KiB, last rank late 1x"
+  timer=
+  if [ -x /usr/bin/time ]; then
+    timer="/usr/bin/time -f %e,%M -o $out/data/$name.time"
+  fi
+  start=$(date +%s)
+  # a run that fails (at P = 16384 a machine's vm.max_map_count may be too
+  # small: smpi-run says so) is a row of the report that says so, not the
+  # end of the script
+  # shellcheck disable=SC2086  # $timer is several words or none
+  if ! PAT_REDUCE_SEGMENTS=1 SMPIRUN_EXTRA=--cfg=smpi/send-is-detached-thresh:0 \
+    $timer "$here/scripts/smpi-run" "$np" curie patbench --quiet \
+    --algorithms "$algs" --sizes 64K \
+    --pattern single --imbalance 1x --reps 3 --warmup 1 --sync window \
+    --shared-above 4K --output "$out/data/$name.csv" \
+    >"$out/data/$name.txt" 2>"$out/data/$name.err"; then
+    echo "   failed: $out/data/$name.err" >&2
+    rm -f "$out/data/$name.csv"
+    touch "$out/data/$name.failed"
+  fi
+  echo "   $(($(date +%s) - start)) s of real time" >&2
+done
+
 "$here/scripts/report.sh" "$out"
