@@ -358,6 +358,15 @@ out:
   free(st);
 }
 
+/* rc if every rank's rc is MPI_SUCCESS, else a failure on every rank (one
+ * allreduce): a rank that cannot go on must not leave the others waiting
+ * in the next collective. */
+static int all_ok(int rc) {
+  int bad = rc != MPI_SUCCESS;
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return bad ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
 /* Runs one configuration with delays d.  On rank 0 fills s. */
 static int run_config(bench *b, const int *algs, int nalgs, const delays *d,
                       const char *what, samples *s) {
@@ -369,15 +378,20 @@ static int run_config(bench *b, const int *algs, int nalgs, const delays *d,
   size_t *nevents = calloc((size_t)nalgs, sizeof *nevents);
   double *all =
       b->rank == 0 ? malloc((size_t)b->size * nalgs * 2 * sizeof *all) : NULL;
+  int told = 0; /* the oracle runs: every rank needs the whole row */
+  for (int m = 0; m < nalgs; m++)
+    told |= algs[m] == PB_ALG_ORACLE;
   if (stamps == NULL || nevents == NULL || (o->trace && events == NULL) ||
-      (b->rank == 0 && all == NULL)) {
+      (b->rank == 0 && all == NULL))
     rc = MPI_ERR_NO_MEM;
+  if (all_ok(rc) != MPI_SUCCESS) {
+    rc = rc != MPI_SUCCESS ? rc : MPI_ERR_NO_MEM;
     goto out;
   }
   for (int r = 0; r < reps; r++) {
     double start = 0;
     progress(b, what, r, reps);
-    if (d->row != NULL) { /* the oracle's: every rank's delay */
+    if (told && d->row != NULL) { /* the oracle's: every rank's delay */
       if (b->rank == 0)
         memcpy(d->row, d->all + (size_t)r * b->size,
                (size_t)b->size * sizeof *d->row);
@@ -614,8 +628,10 @@ static int bench_size(bench *b, size_t bytes) {
   if (rc == MPI_SUCCESS && (d.mine == NULL || (oracle && d.row == NULL) ||
                             (b->rank == 0 && (d.all == NULL || tmp == NULL))))
     rc = MPI_ERR_NO_MEM;
-  if (rc != MPI_SUCCESS)
+  if (all_ok(rc) != MPI_SUCCESS) { /* rank 0 holds more: it may fail alone */
+    rc = rc != MPI_SUCCESS ? rc : MPI_ERR_NO_MEM;
     goto out;
+  }
   /* binomial (the speedups' base when asked for) and --unit (the "x" of
    * delays) always run in the balanced case */
   algs[nalgs++] = PAT_REDUCE_ALG_BINOMIAL;

@@ -248,7 +248,8 @@ void pat_replay_free(pat_replay *r);
 void pat_schedule_set_replay(pat_schedule *sched, pat_replay *replay);
 pat_replay *pat_schedule_replay(const pat_schedule *sched);
 /* Bytes sched holds (programs, arrival copy; its replay not counted): a
- * schedule built for one rank holds O(its operations), whatever P. */
+ * schedule built for one rank holds O(its operations), plus P arrival
+ * times if it was planned by them. */
 size_t pat_schedule_footprint(const pat_schedule *sched);
 
 /* A builder whose rounds keep every send port busy (the segmented

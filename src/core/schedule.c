@@ -22,7 +22,8 @@ typedef struct rank_prog {
  * call's is) holds that rank's program only: one entry, not nranks of
  * them.  Every rank's schedule of a call is then O(its own ops), not O(P)
  * (in SMPI, where all ranks share one process: at P = 16384, 24 B per rank
- * was 6 GB per cached schedule). */
+ * was 6 GB per cached schedule); one planned by arrival times still keeps
+ * their copy (P doubles: the cache compares them). */
 struct pat_schedule {
   pat_sched_params params; /* params.arrivals points to arrivals below */
   double *arrivals;        /* owned copy, or NULL */
