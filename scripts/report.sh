@@ -428,7 +428,8 @@ EOF
         }
       }' "$data/auto_p64.csv"
   fi
-  if ls "$data"/scale_p*.csv "$data"/scale_p*.failed >/dev/null 2>&1; then
+  if ls "$data"/scale_p*.csv >/dev/null 2>&1 ||
+    ls "$data"/scale_p*.failed >/dev/null 2>&1; then
     cat <<'EOF'
 
 ## Scale: P = 1024 to 16384 simulated ranks
@@ -464,7 +465,7 @@ EOF
       wall=- mem=-
       if [ -s "$tf" ]; then
         wall=$(awk -F, '{ printf "%.0f s", $1 }' "$tf")
-        mem=$(awk -F, '{ printf "%.2f GB", $2 / 1048576 }' "$tf")
+        mem=$(awk -F, '{ printf "%.2f GiB", $2 / 1048576 }' "$tf")
       fi
       awk -F, -v P="$np" -v wall="$wall" -v mem="$mem" "$HDR"'
         $c["pattern"] == "single" { t[$c["algorithm"]] = $c["tts_median"] * 1e3 }
