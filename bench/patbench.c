@@ -566,14 +566,6 @@ static void report(bench *b, const int *algs, int nalgs, samples *s,
   fflush(stdout);
 }
 
-/* The library's cost model is configured (it then needs no measuring:
- * the variables that give it, README's table). */
-static int model_configured(void) {
-  const char *m = getenv("PAT_REDUCE_MODEL"),
-             *c = getenv("PAT_REDUCE_ROUND_COST");
-  return (m != NULL && *m != '\0') || (c != NULL && *c != '\0');
-}
-
 /* Delays of a configuration: drawn on rank 0, each rank's scattered to
  * it, and the --sync window: --window, or room for the slowest balanced
  * call plus the largest delay, three times over.  tmp: rank 0's
@@ -609,7 +601,7 @@ static int bench_size(bench *b, size_t bytes) {
   double balanced[PB_MAX_LIST], medians[PB_MAX_LIST], unit_time = 0;
   double slowest = 0, *tmp = NULL;
   delays d = {0};
-  int oracle = 0;
+  int oracle = 0, modelled;
   samples s = {0};
   char what[200];
   pb_pattern none;
@@ -654,12 +646,12 @@ static int bench_size(bench *b, size_t bytes) {
    * is told balanced arrivals, and its communicator never starts the PAT
    * layer (at P = 16384 its state and stamp exchange would be 2.5 MB per
    * rank) */
+  modelled = pat_model_configured(NULL);
   for (int w = 0; w < o->warmup + 3; w++)
     for (int k = 0; k < nalgs; k++) {
       int pat =
           algs[k] == PB_ALG_ORACLE || algs[k] == PAT_REDUCE_ALG_CLAIRVOYANT;
-      const double *told =
-          algs[k] == PB_ALG_ORACLE && model_configured() ? d.row : NULL;
+      const double *told = algs[k] == PB_ALG_ORACLE && modelled ? d.row : NULL;
       if (w >= o->warmup && (!pat || told != NULL))
         continue;
       if (told != NULL)

@@ -62,15 +62,21 @@ int pat_clock_sync(MPI_Comm comm, int tag, int rounds, double *offset,
   return rc;
 }
 
+int pat_clock_global(int *global) {
+  int *flag = NULL, found = 0;
+  int rc =
+      PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &flag, &found);
+  *global = rc == MPI_SUCCESS && found && *flag;
+  return rc;
+}
+
 int pat_clock_estimate_offset(MPI_Comm comm, int rounds, double *offset,
                               double *bound) {
   MPI_Comm dup = MPI_COMM_NULL;
-  int *global = NULL, found = 0;
-  int rc = offset == NULL || rounds < 1
-               ? MPI_ERR_ARG
-               : PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL,
-                                    &global, &found);
-  if (rc == MPI_SUCCESS && found && *global) {
+  int global = 0;
+  int rc =
+      offset == NULL || rounds < 1 ? MPI_ERR_ARG : pat_clock_global(&global);
+  if (rc == MPI_SUCCESS && global) {
     /* one clock already (SMPI's): nothing to measure, and at P = 16384
      * the ping-pongs would be P * rounds messages through rank 0 */
     *offset = 0;

@@ -265,7 +265,7 @@ static const double *record(const pat_state *ps, const pending *p, int r) {
 int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
                     const pat_config *cfg, pat_state **out) {
   pat_state *ps = calloc(1, sizeof *ps);
-  int rc = MPI_SUCCESS, found = 0, *global = NULL;
+  int rc = MPI_SUCCESS;
   if (ps == NULL) {
     rc = MPI_ERR_NO_MEM;
     goto out;
@@ -293,8 +293,7 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
     rc = MPI_ERR_NO_MEM;
     goto out;
   }
-  rc = PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &global, &found);
-  ps->global_clock = rc == MPI_SUCCESS && found && *global;
+  rc = pat_clock_global(&ps->global_clock);
   if (rc == MPI_SUCCESS && !ps->global_clock)
     rc = pat_clock_sync(priv, clock_tag, 10, &ps->offset, NULL);
 out:
@@ -540,6 +539,14 @@ int pat_configured_model(const pat_config *cfg, pat_model *model) {
     return 1;
   }
   return 0;
+}
+
+int pat_model_configured(pat_model *model) {
+  pat_model m;
+  int have = pat_configured_model(pat_config_get(), &m);
+  if (have && model != NULL)
+    *model = m;
+  return have;
 }
 
 int pat_state_model(const pat_state *ps, pat_model *model) {

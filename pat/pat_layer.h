@@ -111,6 +111,10 @@ int pat_fit_model(const double *bytes_t, const double *sec_t, int nt,
                   const double *bytes_c, const double *sec_c, int nc,
                   pat_model *out);
 
+/* Whether MPI_WTIME_IS_GLOBAL is set (every rank's PMPI_Wtime is one
+ * clock: SMPI's) into *global; an MPI error code. */
+int pat_clock_global(int *global);
+
 /* Ping-pong clock offset estimation on comm with tag (pat/clock.c). */
 int pat_clock_sync(MPI_Comm comm, int tag, int rounds, double *offset,
                    double *bound);

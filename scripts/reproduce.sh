@@ -209,9 +209,9 @@ run --no-plot auto_p64 64 \
 # whole plan, O(P x segments) per rank.  Not at P = 16384: every rank
 # plans the whole tree (O(P log P), principle 5), P times per call in one
 # process, and SMPI privatizes the globals a shared plan would need: over
-# 16 GB and more than 10 minutes per call there (issue 17's note).  Wall time and peak memory of each run in
-# data/scale_pN.time (/usr/bin/time, when the machine has it: Debian
-# package time).  QUICK: P = 1024 only.
+# 16 GB and more than 10 minutes per call there (issue 17's note).  Wall
+# time and peak memory of each run in data/scale_pN.time (/usr/bin/time,
+# when the machine has it: Debian package time).  QUICK: P = 1024 only.
 if [ "$quick" = 1 ]; then
   scale_ps=1024
 else

@@ -74,6 +74,12 @@ int pat_model_read(const char *path, pat_model *model, char *why,
                    size_t whylen);
 int pat_model_write(FILE *out, const pat_model *model);
 
+/* The model the configuration gives (PAT_REDUCE_ROUND_COST c as {c, 0, 0},
+ * else PAT_REDUCE_MODEL's file): 1 and *model (if not NULL), or 0 if it
+ * gives none, in which case calls told arrival times with round_cost <= 0
+ * need the PAT layer's measured one. */
+int pat_model_configured(pat_model *model);
+
 /* ---- the stamp exchange -------------------------------------------------
  */
 

@@ -138,9 +138,8 @@ void pat_schedule_set_replay(pat_schedule *sched, pat_replay *replay) {
 }
 
 size_t pat_schedule_footprint(const pat_schedule *sched) {
-  size_t n = 0;
   int held = sched->only < 0 ? sched->params.nranks : 1;
-  n = sizeof *sched + (size_t)held * sizeof *sched->progs;
+  size_t n = sizeof *sched + (size_t)held * sizeof *sched->progs;
   for (int i = 0; i < held; i++)
     n += (size_t)sched->progs[i].cap * sizeof *sched->progs[i].ops;
   if (sched->arrivals != NULL)

@@ -363,6 +363,28 @@ static void schedule_cache_checked(void **state) {
  * every variable that shapes communication and none of the local ones
  * (memory, output, pacing); a variable's hash changes with its value and
  * no other's does. */
+/* pat_model_configured: PAT_REDUCE_ROUND_COST c as {c, 0, 0}, else a
+ * readable PAT_REDUCE_MODEL file; neither (or an unreadable file): none. */
+static void configured_model_from_round_cost_or_file(void **state) {
+  pat_model m = {0};
+  (void)state;
+  unsetenv("PAT_REDUCE_MODEL");
+  unsetenv("PAT_REDUCE_ROUND_COST");
+  pat_reduce_config_reload();
+  assert_int_equal(pat_model_configured(&m), 0);
+  assert_int_equal(pat_model_configured(NULL), 0);
+  setenv("PAT_REDUCE_ROUND_COST", "2e-5", 1);
+  pat_reduce_config_reload();
+  assert_int_equal(pat_model_configured(&m), 1);
+  assert_true(m.alpha == 2e-5 && m.beta == 0 && m.gamma == 0);
+  unsetenv("PAT_REDUCE_ROUND_COST");
+  setenv("PAT_REDUCE_MODEL", "/nonexistent/patreduce.model", 1);
+  pat_reduce_config_reload();
+  assert_int_equal(pat_model_configured(&m), 0);
+  unsetenv("PAT_REDUCE_MODEL");
+  pat_reduce_config_reload();
+}
+
 static void fingerprints_cover_what_shapes_communication(void **state) {
   const pat_env_var *vars[PAT_ENV_MAX], *vars2[PAT_ENV_MAX];
   unsigned long long h[PAT_ENV_MAX], h2[PAT_ENV_MAX];
@@ -571,6 +593,7 @@ int main(void) {
       cmocka_unit_test(executor_bounds_checked),
       cmocka_unit_test(sizes_and_times_one_syntax),
       cmocka_unit_test(schedule_cache_checked),
+      cmocka_unit_test(configured_model_from_round_cost_or_file),
       cmocka_unit_test(fingerprints_cover_what_shapes_communication),
       cmocka_unit_test(every_variable_has_its_scope),
       cmocka_unit_test(bad_values_fail_only_their_readers),
