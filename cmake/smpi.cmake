@@ -7,12 +7,13 @@
 #    SMPI's mpi.h and links SimGrid, so MPI::MPI_C is an empty target and Open
 #    MPI is never looked at.  Built: the static library (linked statically so
 #    that SMPI's privatization of global variables covers the library's
-#    globals), the benchmarks of bench/ and tests/smpi/test_smpi_sweep.  Not
-#    built: the shared library, the PMPI override, install rules, the unit and
-#    MPI tests.  patreduce_shared is an alias of the static library here, so
-#    bench/ links the same way in both builds.  PATREDUCE_SMPI is defined for
-#    every target: the combine then charges gamma * bytes of simulated time
-#    (src/core/combine.c).
+#    globals) but for src/share, a shared object whose one variable all
+#    simulated ranks share (the memo's list), the benchmarks of bench/ and
+#    tests/smpi/test_smpi_sweep.  Not built: the shared library, the PMPI
+#    override, install rules, the unit and MPI tests.  patreduce_shared is
+#    an alias of the static library here, so bench/ links the same way in
+#    both builds.  PATREDUCE_SMPI is defined for every target: the combine
+#    then charges gamma * bytes of simulated time (src/core/combine.c).
 #
 #  * OFF (the normal build): if smpicc and smpirun are found (and the
 #    sanitizers are off: SMPI and ASan do not mix), an ExternalProject builds
@@ -39,12 +40,22 @@ if(PATREDUCE_SMPI)
   add_library(MPI::MPI_C INTERFACE IMPORTED)
   target_compile_definitions(patreduce_flags INTERFACE PATREDUCE_SMPI)
 
-  add_library(patreduce_static STATIC ${PATREDUCE_SOURCES})
+  # src/share: the one variable every simulated rank sees (src/share/share.c),
+  # so a shared object, which SMPI does not privatize; the rest of the
+  # library is static, each rank's own.
+  set(PATREDUCE_STATIC_SOURCES ${PATREDUCE_SOURCES})
+  list(FILTER PATREDUCE_STATIC_SOURCES EXCLUDE REGEX "/src/share/[^/]*\\.c$")
+  add_library(patreduce_share SHARED src/share/share.c)
+  target_include_directories(patreduce_share PRIVATE
+    ${CMAKE_CURRENT_SOURCE_DIR}/src)
+  target_link_libraries(patreduce_share PRIVATE patreduce_flags)
+
+  add_library(patreduce_static STATIC ${PATREDUCE_STATIC_SOURCES})
   set_target_properties(patreduce_static PROPERTIES OUTPUT_NAME patreduce)
   target_include_directories(patreduce_static PUBLIC
     ${CMAKE_CURRENT_SOURCE_DIR}/include PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src
     ${CMAKE_CURRENT_SOURCE_DIR})
-  target_link_libraries(patreduce_static PUBLIC MPI::MPI_C
+  target_link_libraries(patreduce_static PUBLIC MPI::MPI_C patreduce_share
     PRIVATE GSL::gsl m patreduce_flags)
   # Programs written for the shared library link the static one here.
   add_library(patreduce_shared ALIAS patreduce_static)
@@ -79,6 +90,11 @@ if(PATREDUCE_SMPI)
   add_executable(test_smpi_bandwidth tests/smpi/test_smpi_bandwidth.c)
   target_link_libraries(test_smpi_bandwidth PRIVATE patreduce_static
     patreduce_flags m)
+  add_executable(test_smpi_memo tests/smpi/test_smpi_memo.c)
+  target_include_directories(test_smpi_memo PRIVATE
+    ${CMAKE_CURRENT_SOURCE_DIR}/src)
+  target_link_libraries(test_smpi_memo PRIVATE patreduce_static
+    patreduce_flags)
   add_executable(smpi_pingpong tests/smpi/smpi_pingpong.c)
   target_link_libraries(smpi_pingpong PRIVATE GSL::gsl patreduce_flags m)
   return()

@@ -13,7 +13,14 @@
  * greedy tree is optimal (thesis ch. 5; tests/unit/test_clairvoyant.c
  * checks it against exhaustive search).  Building is O(P log P); a rank
  * that builds only its own program still simulates the whole tree, so
- * every rank derives the same tree from the same inputs.
+ * every rank derives the same tree from the same inputs.  The plan (every
+ * rank's events, bucketed) is kept in the process's memo (core/memo.c,
+ * PAT_REDUCE_PLAN_MEMO) under those inputs: other ranks of the process
+ * that plan the same take it and cut their program out in O(their
+ * events).  In SMPI, where all ranks are one process, that turns P plans
+ * per call into one (patbench's oracle row at P = 4096: 18.6 s against
+ * 24.3 s; at P = 16384 the scale run takes 520 s, where planning per rank
+ * passed 16 GB within minutes).
  *
  * Non-commutative ops.  Pairing arbitrary ranks would reorder operands.
  * Instead only adjacent rank intervals merge, "left (op) right": keep the
@@ -70,10 +77,13 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "clairvoyant/clairvoyant.h"
 #include "core/heap.h"
+#include "core/memo.h"
 
 typedef struct merge {
   int sender, receiver, round;
@@ -174,20 +184,15 @@ static double in_order(const pat_sched_params *p, double d, pat_heap *c,
   return done;
 }
 
-/* Emits the programs of rank (or all ranks, rank < 0) from the merges of
- * nseg segments, in round order. */
-static int emit(const pat_sched_params *p, int rank, const merge *m, int nm,
-                int nseg, pat_schedule *sched) {
-  int P = p->nranks, err = PAT_SUCCESS;
-  int lo = rank < 0 ? 0 : rank, hi = rank < 0 ? P - 1 : rank;
+/* Buckets the events of ranks lo..hi in the merges m (round order) by
+ * rank: rank r's are ev[start[r - lo] .. start[r - lo + 1]), in round
+ * order.  start has hi - lo + 2 entries, fill hi - lo + 1 (scratch), ev
+ * room for 2 nm. */
+static void bucket(const merge *m, int nm, int lo, int hi, int *start,
+                   int *fill, pat_tree_event *ev) {
   int n = hi - lo + 1;
-  int *start = calloc((size_t)n + 1, sizeof *start);
-  pat_tree_event *ev = malloc((size_t)(2 * nm + 1) * sizeof *ev);
-  if (start == NULL || ev == NULL) {
-    err = PAT_ERR_NO_MEMORY;
-    goto out;
-  }
-  /* bucket the events by rank (merges are in round order per rank) */
+  for (int r = 0; r <= n; r++)
+    start[r] = 0;
   for (int i = 0; i < nm; i++) {
     if (m[i].sender >= lo && m[i].sender <= hi)
       start[m[i].sender - lo + 1]++;
@@ -196,32 +201,38 @@ static int emit(const pat_sched_params *p, int rank, const merge *m, int nm,
   }
   for (int r = 0; r < n; r++)
     start[r + 1] += start[r];
-  {
-    int *fill = malloc((size_t)(n > 0 ? n : 1) * sizeof *fill);
-    if (fill == NULL) {
-      err = PAT_ERR_NO_MEMORY;
-      goto out;
-    }
-    for (int r = 0; r < n; r++)
-      fill[r] = start[r];
-    for (int i = 0; i < nm; i++) {
-      if (m[i].receiver >= lo && m[i].receiver <= hi)
-        ev[fill[m[i].receiver - lo]++] = (pat_tree_event){.kind = m[i].kind,
-                                                          .round = m[i].round,
-                                                          .peer = m[i].sender,
-                                                          .seg = m[i].seg};
-      if (m[i].sender >= lo && m[i].sender <= hi)
-        ev[fill[m[i].sender - lo]++] = (pat_tree_event){.kind = PAT_TREE_SEND,
+  for (int r = 0; r < n; r++)
+    fill[r] = start[r];
+  for (int i = 0; i < nm; i++) {
+    if (m[i].receiver >= lo && m[i].receiver <= hi)
+      ev[fill[m[i].receiver - lo]++] = (pat_tree_event){.kind = m[i].kind,
                                                         .round = m[i].round,
-                                                        .peer = m[i].receiver,
+                                                        .peer = m[i].sender,
                                                         .seg = m[i].seg};
-    }
-    free(fill);
+    if (m[i].sender >= lo && m[i].sender <= hi)
+      ev[fill[m[i].sender - lo]++] = (pat_tree_event){.kind = PAT_TREE_SEND,
+                                                      .round = m[i].round,
+                                                      .peer = m[i].receiver,
+                                                      .seg = m[i].seg};
   }
+}
+
+/* Emits the programs of rank (or all ranks, rank < 0) from the merges of
+ * nseg segments, in round order. */
+static int emit(const pat_sched_params *p, int rank, const merge *m, int nm,
+                int nseg, pat_schedule *sched) {
+  int P = p->nranks, err = PAT_SUCCESS;
+  int lo = rank < 0 ? 0 : rank, hi = rank < 0 ? P - 1 : rank;
+  int n = hi - lo + 1;
+  int *start = malloc((size_t)(2 * n + 1) * sizeof *start);
+  pat_tree_event *ev = malloc((size_t)(2 * nm + 1) * sizeof *ev);
+  if (start == NULL || ev == NULL)
+    err = PAT_ERR_NO_MEMORY;
+  else
+    bucket(m, nm, lo, hi, start, start + n + 1, ev);
   for (int r = 0; r < n && err == PAT_SUCCESS; r++)
     err = pat_tree_emit_segments(sched, p, lo + r, nseg, ev + start[r],
                                  start[r + 1] - start[r]);
-out:
   free(start);
   free(ev);
   return err;
@@ -534,14 +545,131 @@ static int choose(const pat_sched_params *p, int configured, int *nseg,
   return err;
 }
 
-int pat_clairvoyant_segments(const pat_sched_params *p, int configured) {
-  merge *m = NULL;
-  int nm = 0, nseg = 1;
+/* A plan: the merges of the chosen segment count, their completion time
+ * and hash, and every rank's events bucketed by rank, in one block of
+ * memory, so that the memo (core/memo.c) can keep it for the other ranks
+ * of the process that plan from the same inputs: each then cuts its
+ * program out in O(its events) instead of planning in O(P log P). */
+typedef struct plan {
+  int nseg, nm;
   double done;
+  unsigned long long hash;
+  const merge *m;           /* nm of them, round order */
+  const int *start;         /* rank r's events: ev[start[r] .. start[r + 1]) */
+  const pat_tree_event *ev; /* 2 nm */
+} plan;
+
+/* What a plan depends on besides the arrivals (the memo key's head; the
+ * arrivals are its body): the call, the configured segments and the
+ * executor's bounds (the in-order choice simulates with them).  Not
+ * in_place: only the root's copies depend on it, emitted per rank. */
+typedef struct plan_inputs {
+  char what[16]; /* "clairvoyant": this file's entries */
+  int nranks, root, count, commutative, configured;
+  int max_outstanding, max_sends;
+  int zero; /* 8 ints: no padding before the doubles */
+  pat_model model;
+  double elem_size;
+} plan_inputs;
+_Static_assert(sizeof(plan_inputs) ==
+                   16 + 8 * sizeof(int) + sizeof(pat_model) + sizeof(double),
+               "plan_inputs has padding, whose bytes would be part of the key");
+
+static size_t aligned(size_t n) {
+  size_t a = _Alignof(max_align_t);
+  return (n + a - 1) / a * a;
+}
+
+/* Plans p with configured segments (choose) into one block (*out, *size
+ * bytes). */
+static int plan_make(const pat_sched_params *p, int configured, plan **out,
+                     size_t *size) {
+  int P = p->nranks, nseg = 1, nm = 0, err;
+  merge *m = NULL;
+  double done = 0;
+  unsigned long long hash = 0x5eedull;
+  size_t at_m, at_start, at_ev, bytes;
+  int *fill = NULL;
+  plan *pl = NULL;
+  *out = NULL;
+  err = choose(p, configured, &nseg, &m, &nm, &done);
+  for (int i = 0; err == PAT_SUCCESS && i < nm; i++) {
+    hash = hash_mix(hash, (unsigned long long)m[i].sender << 42 ^
+                              (unsigned long long)m[i].receiver << 21 ^
+                              (unsigned long long)m[i].round);
+    if (nseg > 1)
+      hash = hash_mix(hash, (unsigned long long)m[i].seg);
+  }
+  at_m = aligned(sizeof *pl);
+  at_start = at_m + aligned((size_t)nm * sizeof *m);
+  at_ev = at_start + aligned((size_t)(P + 1) * sizeof(int));
+  bytes = at_ev + (size_t)(2 * nm + 1) * sizeof(pat_tree_event);
+  if (err == PAT_SUCCESS && ((pl = malloc(bytes)) == NULL ||
+                             (fill = malloc((size_t)P * sizeof *fill)) == NULL))
+    err = PAT_ERR_NO_MEMORY;
+  if (err == PAT_SUCCESS) {
+    unsigned char *b = (unsigned char *)pl;
+    merge *pm = (merge *)(b + at_m);
+    int *start = (int *)(b + at_start);
+    pat_tree_event *ev = (pat_tree_event *)(b + at_ev);
+    if (nm > 0)
+      memcpy(pm, m, (size_t)nm * sizeof *m);
+    bucket(m, nm, 0, P - 1, start, fill, ev);
+    *pl = (plan){nseg, nm, done, hash, pm, start, ev};
+    *out = pl;
+    *size = bytes;
+  } else {
+    free(pl);
+  }
+  free(fill);
+  free(m);
+  return err;
+}
+
+/* The plan for p (finite arrivals) with configured segments, from the
+ * memo or made (and put there), held (*held) until pat_memo_release; NULL
+ * and the error in *err if it cannot be made. */
+static const plan *plan_get(const pat_sched_params *p, int configured,
+                            pat_memo_held **held, int *err) {
+  plan_inputs in;
+  pat_memo_key key;
+  const plan *found;
+  plan *made = NULL;
+  size_t size = 0;
+  memset(&in, 0, sizeof in); /* the padding is part of the key */
+  strcpy(in.what, "clairvoyant");
+  in.nranks = p->nranks;
+  in.root = p->root;
+  in.count = p->count;
+  in.commutative = p->commutative != 0;
+  in.configured = configured;
+  in.max_outstanding = pat_config_get()->max_outstanding;
+  in.max_sends = pat_config_get()->max_sends;
+  in.model = p->model;
+  in.elem_size = p->elem_size;
+  key = (pat_memo_key){&in, sizeof in, p->arrivals,
+                       (size_t)p->nranks * sizeof *p->arrivals};
+  *err = PAT_SUCCESS;
+  if ((found = pat_memo_find(&key, held)) != NULL)
+    return found;
+  *err = plan_make(p, configured, &made, &size);
+  if (*err != PAT_SUCCESS)
+    return NULL;
+  found = pat_memo_put(&key, made, size, held);
+  if (found == NULL)
+    *err = PAT_ERR_NO_MEMORY;
+  return found;
+}
+
+int pat_clairvoyant_segments(const pat_sched_params *p, int configured) {
+  pat_memo_held *held = NULL;
+  const plan *pl;
+  int err, nseg;
   if (configured > 0)
     return clamped(p, configured);
-  choose(p, 0, &nseg, &m, &nm, &done);
-  free(m);
+  pl = plan_get(p, 0, &held, &err);
+  nseg = pl != NULL ? pl->nseg : 1;
+  pat_memo_release(held);
   return nseg;
 }
 
@@ -566,8 +694,9 @@ double pat_clairvoyant_estimate(const pat_sched_params *planned,
                                 const double *actual) {
   pat_sched_params q = *planned;
   double *zeros = NULL, done = INFINITY, first, last;
-  merge *m = NULL;
-  int nm = 0, nseg = 1;
+  pat_memo_held *held = NULL;
+  const plan *pl;
+  int err;
   if (!(pat_sched_round_cost(planned) > 0))
     return INFINITY;
   if (q.arrivals == NULL) {
@@ -576,18 +705,18 @@ double pat_clairvoyant_estimate(const pat_sched_params *planned,
     if (zeros == NULL)
       return INFINITY;
   }
-  if (choose(&q, pat_config_get()->segments, &nseg, &m, &nm, &done) !=
-      PAT_SUCCESS) {
+  pl = plan_get(&q, pat_config_get()->segments, &held, &err);
+  if (pl == NULL) {
     done = INFINITY;
   } else if (actual != NULL) {
-    pat_replay *r = to_replay(&q, nseg, m, nm);
+    pat_replay *r = to_replay(&q, pl->nseg, pl->m, pl->nm);
     done = pat_replay_time(r, actual);
     pat_replay_free(r);
   } else {
     arrival_range(&q, &first, &last);
-    done -= first;
+    done = pl->done - first;
   }
-  free(m);
+  pat_memo_release(held);
   free(zeros);
   return done;
 }
@@ -622,48 +751,36 @@ static double clairvoyant_bound(const pat_sched_params *p) {
 
 static int clairvoyant_build(const pat_sched_params *p, int rank,
                              pat_schedule *sched) {
-  int P = p->nranks, err = PAT_SUCCESS, nseg = 1, nm = 0;
-  merge *m = NULL;
-  double done = 0;
-  unsigned long long hash = 0x5eedull;
+  int P = p->nranks, err = PAT_SUCCESS;
+  pat_memo_held *held = NULL;
+  const plan *pl = NULL;
 
   if (p->arrivals == NULL || !(pat_sched_round_cost(p) > 0) ||
-      !isfinite(pat_sched_round_cost(p))) {
-    err = PAT_ERR_INVALID_ARG;
-    goto out;
-  }
+      !isfinite(pat_sched_round_cost(p)))
+    return PAT_ERR_INVALID_ARG;
   for (int r = 0; r < P; r++)
-    if (!isfinite(p->arrivals[r])) {
-      err = PAT_ERR_INVALID_ARG;
-      goto out;
-    }
-  err = choose(p, pat_config_get()->segments, &nseg, &m, &nm, &done);
-  if (err != PAT_SUCCESS)
-    goto out;
-  for (int i = 0; i < nm; i++) {
-    hash = hash_mix(hash, (unsigned long long)m[i].sender << 42 ^
-                              (unsigned long long)m[i].receiver << 21 ^
-                              (unsigned long long)m[i].round);
-    if (nseg > 1)
-      hash = hash_mix(hash, (unsigned long long)m[i].seg);
-  }
-  err = emit(p, rank, m, nm, nseg, sched);
-  if (err == PAT_SUCCESS) {
-    pat_schedule_set_prediction(sched, done, hash);
+    if (!isfinite(p->arrivals[r]))
+      return PAT_ERR_INVALID_ARG;
+  pl = plan_get(p, pat_config_get()->segments, &held, &err);
+  for (int r = rank < 0 ? 0 : rank;
+       pl != NULL && err == PAT_SUCCESS && r <= (rank < 0 ? P - 1 : rank); r++)
+    err = pat_tree_emit_segments(sched, p, r, pl->nseg, pl->ev + pl->start[r],
+                                 pl->start[r + 1] - pl->start[r]);
+  if (pl != NULL && err == PAT_SUCCESS) {
+    pat_schedule_set_prediction(sched, pl->done, pl->hash);
     /* auto scores the plan with it; without memory for it, auto plans
      * again when it scores (the schedule is whole either way, so a rank
      * short of memory still runs the plan every rank runs) */
-    pat_schedule_set_replay(sched, to_replay(p, nseg, m, nm));
+    pat_schedule_set_replay(sched, to_replay(p, pl->nseg, pl->m, pl->nm));
   }
   /* the plan's rounds keep the send ports busy: a send posted a round
    * early slows the round's own (simulated at P = 128, 2 MiB: 1.25x the
    * plan with 4 posted ahead, 1.11x with 1, exactly the plan with none;
    * and with a wrong prediction, one rank late by the balanced time,
    * 3.34 ms with none against 3.46 with 1, butterfly 4.14) */
-  if (err == PAT_SUCCESS && nseg > 1 && p->commutative)
+  if (pl != NULL && err == PAT_SUCCESS && pl->nseg > 1 && p->commutative)
     pat_schedule_set_sends_ahead(sched, 0);
-out:
-  free(m);
+  pat_memo_release(held);
   return err;
 }
 

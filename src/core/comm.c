@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/memo.h"
 #include "pat_internal.h"
 #include "pat/pat_layer.h"
 
@@ -163,6 +164,7 @@ static int finalize_hook(MPI_Comm comm, int keyval, void *value, void *extra) {
     if (wrank == 0)
       pat_dispatch_summary(wrank);
   }
+  pat_memo_clear(); /* the plans kept for the process (memo.c) */
   if (pat_state_keyval != MPI_KEYVAL_INVALID) {
     if (pat_comm_state_find(MPI_COMM_WORLD) != NULL)
       PMPI_Comm_delete_attr(MPI_COMM_WORLD, pat_state_keyval);

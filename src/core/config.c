@@ -18,6 +18,14 @@
 
 #include "pat_internal.h"
 
+/* PAT_REDUCE_PLAN_MEMO's default: a process of one rank shares nothing,
+ * so little; an SMPI process holds every simulated rank (memo.c). */
+#ifdef PATREDUCE_SMPI
+#define PAT_PLAN_MEMO_DEFAULT "1G"
+#else
+#define PAT_PLAN_MEMO_DEFAULT "16M"
+#endif
+
 const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
     [PAT_ENV_ALGORITHM] = {"PAT_REDUCE_ALGORITHM", "binomial",
                            "algorithm used by pat_reduce() and the MPI_Reduce "
@@ -112,6 +120,13 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                                 "roots, counts or algorithms (IMB rotates "
                                 "the root) reuse theirs",
                                 1, PAT_SCOPE_SCHEDULE},
+    [PAT_ENV_PLAN_MEMO] = {"PAT_REDUCE_PLAN_MEMO", PAT_PLAN_MEMO_DEFAULT,
+                           "most bytes (16M; SMPI build 1G) of plans kept "
+                           "for the process, so that its ranks (SMPI: all "
+                           "simulated ranks) planning from the same inputs "
+                           "plan once; the least recently used dropped "
+                           "first; 0: none",
+                           1, PAT_SCOPE_ARRIVALS},
     [PAT_ENV_SEGMENTS] = {"PAT_REDUCE_SEGMENTS", "0",
                           "segmenting algorithms (pipeline, clairvoyant): "
                           "number of segments the message is cut into "
@@ -333,6 +348,7 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
   parse_bytes(cfg, get, PAT_ENV_SCRATCH_KEEP, &cfg->scratch_keep);
   parse_int(cfg, get, PAT_ENV_SCHEDULE_CACHE, 1, PAT_MAX_SCHEDULE_CACHE, NULL,
             &cfg->schedule_cache);
+  parse_bytes(cfg, get, PAT_ENV_PLAN_MEMO, &cfg->plan_memo);
   snprintf(valid, sizeof valid,
            "a segment count; valid: 0 (automatic) or 1..%d", PAT_MAX_SEGMENTS);
   parse_int(cfg, get, PAT_ENV_SEGMENTS, 0, PAT_MAX_SEGMENTS, valid,

@@ -368,6 +368,7 @@ enum {
   PAT_ENV_SMPI_SHARED_ABOVE,
   PAT_ENV_SCRATCH_KEEP,
   PAT_ENV_SCHEDULE_CACHE,
+  PAT_ENV_PLAN_MEMO,
   PAT_ENV_SEGMENTS,
   PAT_ENV_COUNT
 };
@@ -428,6 +429,7 @@ typedef struct pat_config {
   long smpi_shared_above; /* SMPI build: larger temporaries shared; 0 never */
   long scratch_keep;      /* bytes a communicator keeps of each scratch block */
   int schedule_cache;     /* schedules a communicator keeps, >= 1 */
+  long plan_memo;         /* bytes of plans the process keeps (memo.c) */
   int segments; /* PAT_REDUCE_SEGMENTS: 1..PAT_MAX_SEGMENTS, 0 automatic */
   /* each algorithm's parsed tunables (pat_config_alg) */
   _Alignas(max_align_t) unsigned char alg[PAT_REDUCE_ALG_COUNT]
