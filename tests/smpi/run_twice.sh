@@ -2,11 +2,18 @@
 # run_twice.sh COMMAND...: runs COMMAND twice; passes if both runs succeed
 # and print the same lines starting with "hex" (simulated times as C99 hex
 # floats: bit for bit), i.e. the simulation is exactly reproducible.
+# RUN_TWICE_SECOND_ENV="VAR=value ...", if set, is the second run's extra
+# environment: then the two runs must agree although it differs.
 set -u
 dir=$(mktemp -d) || exit 1
 rc=0
 for run in 1 2; do
-  if ! "$@" >"$dir/out$run"; then
+  extra=
+  if [ $run = 2 ]; then
+    extra=${RUN_TWICE_SECOND_ENV:-}
+  fi
+  # shellcheck disable=SC2086  # extra is several words or none
+  if ! env $extra "$@" >"$dir/out$run"; then
     cat "$dir/out$run"
     echo "run_twice: run $run failed"
     rc=1
