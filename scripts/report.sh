@@ -448,9 +448,11 @@ above 4 KiB are shared by all ranks (`--shared-above 4K`: their results are
 not checked; the smaller sizes of the other experiments check correctness),
 and `scripts/smpi-run` picks dlopen or mmap privatization for P.  The
 command is in `scripts/reproduce.sh` (scale block); data
-`data/scale_pN.*`.  The oracle does not run at P = 16384: every rank
-plans the whole tree (O(P log P)), so one call plans P times in the one
-process SMPI runs, over 16 GB and 10 minutes per call here.
+`data/scale_pN.*`.  Every rank plans the oracle's whole tree (O(P log
+P)); in SMPI's one process the first rank's plan is kept in the
+library's memo (`src/core/memo.c`) and the others cut their program from
+it (without it, P = 16384 planned P times per call: over 16 GB and 10
+minutes).
 
 | P | binomial | oracle | localredirect | radixk | oracle speedup | theory 2n/(n+1) | wall time | peak memory |
 |---|---|---|---|---|---|---|---|---|

@@ -205,11 +205,10 @@ run --no-plot auto_p64 64 \
 # with it 5:42 -> 2:02; medians at P = 2048 and 4096 equal to the eager
 # runs' within 0.6%, localredirect's balanced one 2.6% above).  The oracle
 # is the atomic one (PAT_REDUCE_SEGMENTS=1), whose single-delay theory
-# the table shows: with segments every rank's schedule is cut from the
-# whole plan, O(P x segments) per rank.  Not at P = 16384: every rank
-# plans the whole tree (O(P log P), principle 5), P times per call in one
-# process, and SMPI privatizes the globals a shared plan would need: over
-# 16 GB and more than 10 minutes per call there (issue 17's note).  Wall
+# the table shows.  Every rank plans its whole tree (O(P log P),
+# principle 5); in SMPI's one process the first rank's plan is kept in the
+# memo (src/core/memo.c) and the others cut their program from it
+# (without it, over 16 GB and 10 minutes per call at P = 16384).  Wall
 # time and peak memory of each run in data/scale_pN.time (/usr/bin/time,
 # when the machine has it: Debian package time).  QUICK: P = 1024 only.
 if [ "$quick" = 1 ]; then
@@ -220,9 +219,6 @@ fi
 for np in $scale_ps; do
   name=scale_p$np
   algs=binomial,oracle,localredirect,radixk
-  if [ "$np" -gt 4096 ]; then
-    algs=binomial,localredirect,radixk
-  fi
   step "$name: P = $np: $algs, 64 KiB, last rank late 1x"
   timer=
   if [ -x /usr/bin/time ]; then
