@@ -31,6 +31,20 @@ typedef struct type_op_rc {
 
 static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Gives comm back the handler h that PMPI_Comm_get_errhandler returned.
+ * SimGrid SMPI returns MPI_ERRHANDLER_NULL for a communicator's default
+ * handler and then refuses to set or free it (a warning per call and
+ * rank, and MPI_ERRORS_RETURN left in place): that default is
+ * MPI_ERRORS_ARE_FATAL. */
+static void handler_restore(MPI_Comm comm, MPI_Errhandler h) {
+  if (h == MPI_ERRHANDLER_NULL) {
+    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
+    return;
+  }
+  PMPI_Comm_set_errhandler(comm, h);
+  PMPI_Errhandler_free(&h);
+}
+
 /* Reads c's datatype facts and op commutativity, and whether the op is
  * defined on the datatype (MPI checks that even for zero elements).
  * These calls have no communicator, so their errors go to MPI_COMM_WORLD's
@@ -59,10 +73,8 @@ static type_op_rc type_op_facts(pat_call *c) {
                                : PMPI_Op_commutative(c->op, &c->commutative);
   if (rc.type == MPI_SUCCESS && rc.op == MPI_SUCCESS)
     rc.probe = PMPI_Reduce_local(dummy, dummy + 0, 0, c->datatype, c->op);
-  PMPI_Comm_set_errhandler(MPI_COMM_WORLD, world);
-  PMPI_Comm_set_errhandler(MPI_COMM_SELF, self);
-  PMPI_Errhandler_free(&world);
-  PMPI_Errhandler_free(&self);
+  handler_restore(MPI_COMM_WORLD, world);
+  handler_restore(MPI_COMM_SELF, self);
   PAT_UNLOCK(&handler_lock);
   if (rc.type == MPI_SUCCESS && rc.op == MPI_SUCCESS && rc.probe == MPI_SUCCESS)
     pat_type_op_remember(c->datatype, c->op, &c->type, c->commutative);

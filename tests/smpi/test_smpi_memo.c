@@ -12,6 +12,10 @@
  * Were the memo's list one of each rank's privatized globals, every rank would
  * store its own two plans and find none.
  *
+ * Also: the library leaves MPI_COMM_WORLD's error handler as it found it
+ * (it swaps in MPI_ERRORS_RETURN while it reads the datatype and op;
+ * SMPI's MPI_ERRHANDLER_NULL for the default once made that stick).
+ *
  * usage: test_smpi_memo [count=N]
  */
 #include <stdio.h>
@@ -59,6 +63,17 @@ int main(int argc, char **argv) {
       for (int i = 0; rank == 0 && i < count; i++)
         if (out[i] != (double)P * (P + 1) / 2 * (i % 7 + 1))
           bad++;
+    }
+  }
+  {
+    MPI_Errhandler h;
+    MPI_Comm_get_errhandler(MPI_COMM_WORLD, &h);
+    if (h == MPI_ERRORS_RETURN) {
+      fprintf(stderr,
+              "rank %d: MPI_COMM_WORLD's handler is now "
+              "MPI_ERRORS_RETURN\n",
+              rank);
+      bad++;
     }
   }
   MPI_Barrier(MPI_COMM_WORLD);
