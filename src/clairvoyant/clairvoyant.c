@@ -184,57 +184,41 @@ static double in_order(const pat_sched_params *p, double d, pat_heap *c,
   return done;
 }
 
-/* Buckets the events of ranks lo..hi in the merges m (round order) by
- * rank: rank r's are ev[start[r - lo] .. start[r - lo + 1]), in round
- * order.  start has hi - lo + 2 entries, fill hi - lo + 1 (scratch), ev
- * room for 2 nm. */
-static void bucket(const merge *m, int nm, int lo, int hi, int *start,
-                   int *fill, pat_tree_event *ev) {
-  int n = hi - lo + 1;
-  for (int r = 0; r <= n; r++)
+/* Buckets the events of the merges m (round order) of P ranks by rank:
+ * rank r's are ev[start[r] .. start[r + 1]), in round order.  start has
+ * P + 1 entries, fill P (scratch), ev room for 2 nm. */
+static void bucket(const merge *m, int nm, int P, int *start, int *fill,
+                   pat_tree_event *ev) {
+  for (int r = 0; r <= P; r++)
     start[r] = 0;
   for (int i = 0; i < nm; i++) {
-    if (m[i].sender >= lo && m[i].sender <= hi)
-      start[m[i].sender - lo + 1]++;
-    if (m[i].receiver >= lo && m[i].receiver <= hi)
-      start[m[i].receiver - lo + 1]++;
+    start[m[i].sender + 1]++;
+    start[m[i].receiver + 1]++;
   }
-  for (int r = 0; r < n; r++)
+  for (int r = 0; r < P; r++)
     start[r + 1] += start[r];
-  for (int r = 0; r < n; r++)
+  for (int r = 0; r < P; r++)
     fill[r] = start[r];
   for (int i = 0; i < nm; i++) {
-    if (m[i].receiver >= lo && m[i].receiver <= hi)
-      ev[fill[m[i].receiver - lo]++] = (pat_tree_event){.kind = m[i].kind,
-                                                        .round = m[i].round,
-                                                        .peer = m[i].sender,
-                                                        .seg = m[i].seg};
-    if (m[i].sender >= lo && m[i].sender <= hi)
-      ev[fill[m[i].sender - lo]++] = (pat_tree_event){.kind = PAT_TREE_SEND,
-                                                      .round = m[i].round,
-                                                      .peer = m[i].receiver,
-                                                      .seg = m[i].seg};
+    ev[fill[m[i].receiver]++] = (pat_tree_event){.kind = m[i].kind,
+                                                 .round = m[i].round,
+                                                 .peer = m[i].sender,
+                                                 .seg = m[i].seg};
+    ev[fill[m[i].sender]++] = (pat_tree_event){.kind = PAT_TREE_SEND,
+                                               .round = m[i].round,
+                                               .peer = m[i].receiver,
+                                               .seg = m[i].seg};
   }
 }
 
-/* Emits the programs of rank (or all ranks, rank < 0) from the merges of
- * nseg segments, in round order. */
-static int emit(const pat_sched_params *p, int rank, const merge *m, int nm,
-                int nseg, pat_schedule *sched) {
-  int P = p->nranks, err = PAT_SUCCESS;
-  int lo = rank < 0 ? 0 : rank, hi = rank < 0 ? P - 1 : rank;
-  int n = hi - lo + 1;
-  int *start = malloc((size_t)(2 * n + 1) * sizeof *start);
-  pat_tree_event *ev = malloc((size_t)(2 * nm + 1) * sizeof *ev);
-  if (start == NULL || ev == NULL)
-    err = PAT_ERR_NO_MEMORY;
-  else
-    bucket(m, nm, lo, hi, start, start + n + 1, ev);
-  for (int r = 0; r < n && err == PAT_SUCCESS; r++)
-    err = pat_tree_emit_segments(sched, p, lo + r, nseg, ev + start[r],
+/* Emits the programs of ranks lo..hi of nseg segments from events
+ * bucketed by rank (bucket). */
+static int emit(pat_schedule *sched, const pat_sched_params *p, int lo, int hi,
+                int nseg, const int *start, const pat_tree_event *ev) {
+  int err = PAT_SUCCESS;
+  for (int r = lo; r <= hi && err == PAT_SUCCESS; r++)
+    err = pat_tree_emit_segments(sched, p, r, nseg, ev + start[r],
                                  start[r + 1] - start[r]);
-  free(start);
-  free(ev);
   return err;
 }
 
@@ -465,11 +449,18 @@ static int simulated(const pat_sched_params *p, int nseg, const merge *m,
   /* only what is the same on every rank may decide: the root alone
    * passes MPI_IN_PLACE, which changes its copies, so not that */
   pat_sched_params q = *p;
-  int err;
+  int P = p->nranks, err;
+  int *start = malloc((size_t)(2 * P + 1) * sizeof *start);
+  pat_tree_event *ev = malloc((size_t)(2 * nm + 1) * sizeof *ev);
   q.in_place = 0;
-  err = pat_schedule_alloc(&q, &s);
-  if (err == PAT_SUCCESS)
-    err = emit(&q, -1, m, nm, nseg, s);
+  err = start == NULL || ev == NULL ? PAT_ERR_NO_MEMORY
+                                    : pat_schedule_alloc(&q, &s);
+  if (err == PAT_SUCCESS) {
+    bucket(m, nm, P, start, start + P + 1, ev);
+    err = emit(s, &q, 0, P - 1, nseg, start, ev);
+  }
+  free(start);
+  free(ev);
   for (int r = 0; err == PAT_SUCCESS && r < q.nranks; r++)
     err = pat_schedule_mark_built(s, r);
   if (err == PAT_SUCCESS)
@@ -614,7 +605,7 @@ static int plan_make(const pat_sched_params *p, int configured, plan **out,
     pat_tree_event *ev = (pat_tree_event *)(b + at_ev);
     if (nm > 0)
       memcpy(pm, m, (size_t)nm * sizeof *m);
-    bucket(m, nm, 0, P - 1, start, fill, ev);
+    bucket(m, nm, P, start, fill, ev);
     *pl = (plan){nseg, nm, done, hash, pm, start, ev};
     *out = pl;
     *size = bytes;
@@ -762,10 +753,9 @@ static int clairvoyant_build(const pat_sched_params *p, int rank,
     if (!isfinite(p->arrivals[r]))
       return PAT_ERR_INVALID_ARG;
   pl = plan_get(p, pat_config_get()->segments, &held, &err);
-  for (int r = rank < 0 ? 0 : rank;
-       pl != NULL && err == PAT_SUCCESS && r <= (rank < 0 ? P - 1 : rank); r++)
-    err = pat_tree_emit_segments(sched, p, r, pl->nseg, pl->ev + pl->start[r],
-                                 pl->start[r + 1] - pl->start[r]);
+  if (pl != NULL)
+    err = emit(sched, p, rank < 0 ? 0 : rank, rank < 0 ? P - 1 : rank, pl->nseg,
+               pl->start, pl->ev);
   if (pl != NULL && err == PAT_SUCCESS) {
     pat_schedule_set_prediction(sched, pl->done, pl->hash);
     /* auto scores the plan with it; without memory for it, auto plans

@@ -20,10 +20,8 @@
  * own copy of the code.
  *
  * Holding.  A found or stored value is held until released, so an entry
- * dropped meanwhile (by another thread, or by the byte limit) is freed
- * only at its last release.  SMPI switches ranks only inside MPI calls, and
- * no user of the memo makes one while it holds an entry; the lock (none in
- * SMPI, pat_internal.h) covers threads of a real process.
+ * dropped meanwhile (by another thread, or by the limits) is freed only at
+ * its last release.
  *
  * Cost.  A find compares the key with each entry's, most recently used
  * first (memcmp: O(key bytes) when it matches, usually a few bytes when it
@@ -34,7 +32,9 @@
  * Threads.  The lock covers the threads of a real process.  In SMPI it is
  * none (pat_internal.h) and, being a global of the library, would be each
  * rank's own anyway: the memo relies on SMPI running one simulated rank at
- * a time (contexts/nthreads 1, its default), like the rest of the library.
+ * a time (contexts/nthreads 1, its default), like the rest of the library,
+ * and switching ranks only inside MPI calls, which no user of the memo
+ * makes while it holds an entry.
  *
  * Tunable: PAT_REDUCE_PLAN_MEMO, the most bytes kept (keys, values and
  * entries; 0: nothing kept, every put's value freed at its release).
