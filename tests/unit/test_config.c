@@ -484,6 +484,35 @@ static void every_variable_has_its_scope(void **state) {
 /* A bad value fails the calls of the algorithms that read it only; the
  * parse goes on past it (every bad value known, each scope's message its
  * first) and the variable keeps its default. */
+/* PAT_REDUCE_PLAN_MEMO: a size (16M unset in this build); a bad one names
+ * itself and fails only the rows that plan by arrival times. */
+static void plan_memo_size_or_error(void **state) {
+  pat_config cfg;
+  (void)state;
+  set_env(NULL, NULL);
+  fake_env[2][0] = "PAT_REDUCE_PLAN_MEMO";
+  fake_env[2][1] = NULL;
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.plan_memo, 16L << 20);
+  fake_env[2][1] = "0";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_SUCCESS);
+  assert_int_equal(cfg.plan_memo, 0);
+  fake_env[2][1] = "2G";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.plan_memo, 2L << 30);
+  fake_env[2][1] = "lots";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
+  assert_int_equal(cfg.bad, PAT_SCOPE_BIT(PAT_SCOPE_ARRIVALS));
+  assert_non_null(
+      strstr(cfg.why, "PAT_REDUCE_PLAN_MEMO=lots is not a size in bytes"));
+  assert_null(pat_config_bad(&cfg, pat_alg_scopes(PAT_REDUCE_ALG_BINOMIAL)));
+  assert_non_null(
+      pat_config_bad(&cfg, pat_alg_scopes(PAT_REDUCE_ALG_CLAIRVOYANT)));
+  assert_int_equal(cfg.plan_memo, 16L << 20); /* the default meanwhile */
+}
+
 static void bad_values_fail_only_their_readers(void **state) {
   pat_config cfg;
   const unsigned long long binomial = pat_alg_scopes(PAT_REDUCE_ALG_BINOMIAL);
@@ -596,6 +625,7 @@ int main(void) {
       cmocka_unit_test(configured_model_from_round_cost_or_file),
       cmocka_unit_test(fingerprints_cover_what_shapes_communication),
       cmocka_unit_test(every_variable_has_its_scope),
+      cmocka_unit_test(plan_memo_size_or_error),
       cmocka_unit_test(bad_values_fail_only_their_readers),
       cmocka_unit_test(readme_lists_every_algorithm),
       cmocka_unit_test(readme_lists_every_env_var),
