@@ -308,6 +308,10 @@ struct pat_auto {
   /* the last decision put measured corrections in force (1), found the
    * model right (2), or neither (0) */
   int settled_now;
+  /* the last probe: the model's pick and its measured figure over
+   * binomial's (figure: median realized time over balanced estimate) */
+  int probe_pick;
+  double probe_ratio;
   /* Trial: a planning row that becomes the choice runs one call (the
    * trial call); then, until that call's realized time comes, the blind
    * choice runs; once it came, the row is trusted (learned.trusted).
@@ -667,6 +671,7 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
     return 0;
   }
   case PHASE_DRIFTED:
+    s->probe_ratio = 0; /* no probe this time */
     measure(l, PHASE_EXPLORE, blind_rows(p, props));
     return 0;
   case PHASE_PROBE:
@@ -688,6 +693,8 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
       f_pick = figure(l, pick, p);
       f_bin = figure(l, bin, p);
       ratio = f_pick > 0 && f_bin > 0 ? f_pick / f_bin : 1;
+      s->probe_pick = pick;
+      s->probe_ratio = ratio;
       if (ratio <= 1 + PAT_AUTO_AGREE && 1 / ratio <= 1 + PAT_AUTO_AGREE) {
         settle(s, l, 0, p);
         return 1;
@@ -1109,7 +1116,12 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
             "patreduce: auto on a communicator of %d ranks, call %lu, %.0f B: "
             "rows measured against their model; %s",
             c->nranks, pat_comm_state_calls(c->state), c->bytes,
-            settled == 2 ? "it ranks right\n" : "now weighed");
+            settled == 2 ? "it ranks right" : "now weighed");
+    if (s->probe_ratio > 0) /* the model's pick against binomial */
+      fprintf(stderr, " (%s ran %.2fx its modeled time relative to binomial's)",
+              pat_alg_table[s->probe_pick]->name, s->probe_ratio);
+    if (settled == 2)
+      fprintf(stderr, "\n");
     for (int a = 0; settled == 1 && a < PAT_REDUCE_ALG_COUNT; a++)
       if (pat_auto_correction(s, (pat_reduce_alg)a) != 1)
         fprintf(stderr, " %s x%.2f", pat_alg_table[a]->name,
