@@ -18,6 +18,11 @@ double pat_pipeline_estimate(const pat_sched_params *params,
  * [1, count], or for configured 0 the formula's optimum in
  * [1, min(count, PAT_MAX_SEGMENTS)] under params->model (the
  * reference model when that is all zero or unusable).  0 for count 0. */
+/* pat_pipeline_estimate under params->arrivals (the header's
+ * "Arrivals"); without arrivals the same. */
+double pat_pipeline_estimate_arrivals(const pat_sched_params *params,
+                                      const pat_model *model, int nseg);
+
 int pat_pipeline_segments(const pat_sched_params *params, int configured);
 
 /* The builder with an explicit segment count (>= 1; more than count is

@@ -201,6 +201,80 @@ static void split_estimate_is_close(void **state) {
   assert_true(lo >= 0.57 && hi <= 1.35);
 }
 
+/* One rank late by d (the others at 0): the simulated time under those
+ * arrivals, the header's "Arrivals" estimate and the old one (the
+ * balanced estimate plus the spread). */
+static void one_late(const pat_sched_params *p0, int nseg, int late, double d,
+                     double *sim, double *est, double *old) {
+  double *arr = calloc((size_t)p0->nranks, sizeof *arr);
+  pat_sched_params p = *p0;
+  pat_schedule *s;
+  assert_non_null(arr);
+  arr[late] = d;
+  p.arrivals = arr;
+  s = build(&p, nseg);
+  assert_int_equal(pat_schedule_simulate(s, arr, NULL, sim), PAT_SUCCESS);
+  pat_schedule_free(s);
+  *est = pat_pipeline_estimate_arrivals(&p, NULL, nseg);
+  *old = pat_pipeline_estimate(&p, NULL, nseg) + d;
+  free(arr);
+}
+
+/* The estimate under arrivals equals the simulation wherever the late
+ * rank sits on a chain (every rank late by 0.25 to 2 balanced times; the
+ * split chains stay in their balanced range), is never below the
+ * balanced estimate nor above it plus the spread, equals the balanced
+ * one for equal arrivals, and the old estimate (balanced plus spread) was
+ * far off where the late rank is near the root. */
+static void estimate_under_arrivals(void **state) {
+  const pat_model models[] = {pat_model_curie, SLOW_COMBINE};
+  const int Ps[] = {2, 3, 5, 8, 13, 33};
+  const int Ns[] = {1, 4, 16};
+  const double ds[] = {0.25, 1, 2};
+  double lo = 1e9, hi = 0, worst_old = 0, split_lo = 1e9, split_hi = 0;
+  (void)state;
+  for (int mi = 0; mi < 2; mi++)
+    for (size_t pi = 0; pi < sizeof Ps / sizeof Ps[0]; pi++)
+      for (size_t ni = 0; ni < sizeof Ns / sizeof Ns[0]; ni++)
+        for (int shape = 0; shape < 4; shape++) {
+          int P = Ps[pi], N = Ns[ni];
+          pat_sched_params p = params(P,
+                                      shape == 0   ? P / 3
+                                      : shape == 1 ? 0
+                                      : shape == 2 ? P - 1
+                                                   : P / 2,
+                                      8000, shape == 0, 0, models[mi]);
+          double bal = pat_pipeline_estimate(&p, NULL, N);
+          double *zero = calloc((size_t)P, sizeof *zero);
+          assert_non_null(zero);
+          p.arrivals = zero;
+          assert_true(pat_pipeline_estimate_arrivals(&p, NULL, N) == bal);
+          free(zero);
+          p.arrivals = NULL;
+          for (int late = 0; late < P; late++)
+            for (size_t di = 0; di < sizeof ds / sizeof ds[0]; di++) {
+              double sim, est, old, d = ds[di] * bal;
+              one_late(&p, N, late, d, &sim, &est, &old);
+              assert_true(est >= bal && est <= old * (1 + 1e-12));
+              if (shape == 3 && P > 2) { /* split: as loose as balanced */
+                split_lo = fmin(split_lo, sim / est);
+                split_hi = fmax(split_hi, sim / est);
+                continue;
+              }
+              lo = fmin(lo, sim / est);
+              hi = fmax(hi, sim / est);
+              worst_old = fmax(worst_old, old / sim);
+            }
+        }
+  print_message("one rank late: simulated / estimate in [%.3f, %.3f] "
+                "(split chains [%.3f, %.3f]); the old estimate up to %.2f x "
+                "the simulation\n",
+                lo, hi, split_lo, split_hi, worst_old);
+  assert_true(lo >= 1 - 1e-9 && hi <= 1 + 1e-9);
+  assert_true(split_lo >= 0.57 && split_hi <= 1.35);
+  assert_true(worst_old > 1.5);
+}
+
 /* The automatic N is the simulated optimum over 1..2 N* (within 1%; the
  * segments of an uneven cut differ by one element) for the chain shapes.
  * Every N up to 64, then N* - 3 .. N* + 3 and multiples of N* from 0.5 to
@@ -361,6 +435,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(chain_shape),
       cmocka_unit_test(simulation_matches_the_formula),
       cmocka_unit_test(split_estimate_is_close),
+      cmocka_unit_test(estimate_under_arrivals),
       cmocka_unit_test(automatic_segments_are_optimal),
       cmocka_unit_test(automatic_segments_clamped),
       cmocka_unit_test(segments_variable_parsed),
