@@ -214,6 +214,11 @@ typedef struct learned {
   long settled_at; /* its nmeas then */
   double settled_ratio;
   int drifting; /* its last quiet ratios off it by PAT_AUTO_DRIFT, in a row */
+  /* the probe of this measuring: the model's pick and its measured figure
+   * over binomial's (0: no probe, or a figure missing), for
+   * PAT_REDUCE_VERBOSE */
+  int probe_pick;
+  double probe_ratio;
 } learned;
 
 /* learned.phase */
@@ -308,10 +313,6 @@ struct pat_auto {
   /* the last decision put measured corrections in force (1), found the
    * model right (2), or neither (0) */
   int settled_now;
-  /* the last probe: the model's pick and its measured figure over
-   * binomial's (figure: median realized time over balanced estimate) */
-  int probe_pick;
-  double probe_ratio;
   /* Trial: a planning row that becomes the choice runs one call (the
    * trial call); then, until that call's realized time comes, the blind
    * choice runs; once it came, the row is trusted (learned.trusted).
@@ -667,11 +668,12 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
       settle(s, l, 0, p); /* nothing to set the model's pick against */
       return 0;
     }
+    l->probe_ratio = 0; /* until the probe is done */
     measure(l, PHASE_PROBE, (1ull << bin) | (1ull << s->blind));
     return 0;
   }
   case PHASE_DRIFTED:
-    s->probe_ratio = 0; /* no probe this time */
+    l->probe_ratio = 0; /* no probe this time */
     measure(l, PHASE_EXPLORE, blind_rows(p, props));
     return 0;
   case PHASE_PROBE:
@@ -693,8 +695,8 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
       f_pick = figure(l, pick, p);
       f_bin = figure(l, bin, p);
       ratio = f_pick > 0 && f_bin > 0 ? f_pick / f_bin : 1;
-      s->probe_pick = pick;
-      s->probe_ratio = ratio;
+      l->probe_pick = pick;
+      l->probe_ratio = f_pick > 0 && f_bin > 0 ? ratio : 0;
       if (ratio <= 1 + PAT_AUTO_AGREE && 1 / ratio <= 1 + PAT_AUTO_AGREE) {
         settle(s, l, 0, p);
         return 1;
@@ -798,9 +800,9 @@ void pat_auto_observed(pat_auto *s, const double *actual, long call) {
  * ratios in a row are off it by more than PAT_AUTO_DRIFT, every row is
  * measured again (the machine changed: another job, another placement).
  * Only quiet calls (arrivals within a tenth of the realized time) count:
- * the estimates of the bandwidth rows under late ranks are their
- * balanced formulas plus the spread, so a new arrival pattern moves their
- * ratios (SMPI, P = 64, 1 MiB: a rank late made radixk's ratio drift and
+ * the estimates of ring, butterfly and radix-k under late ranks are
+ * their balanced formulas plus the spread, so a new arrival pattern moves
+ * their ratios (SMPI, P = 64, 1 MiB: a rank late made radixk's ratio drift and
  * every row was measured again). */
 static void drifted(learned *l, int a, double r, int quiet) {
   if (l->phase != PHASE_SETTLED || a != l->settled_row || !quiet ||
@@ -1117,9 +1119,10 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
             "rows measured against their model; %s",
             c->nranks, pat_comm_state_calls(c->state), c->bytes,
             settled == 2 ? "it ranks right" : "now weighed");
-    if (s->probe_ratio > 0) /* the model's pick against binomial */
+    if (s->cls[s->cur].probe_ratio > 0) /* the model's pick, binomial */
       fprintf(stderr, " (%s ran %.2fx its modeled time relative to binomial's)",
-              pat_alg_table[s->probe_pick]->name, s->probe_ratio);
+              pat_alg_table[s->cls[s->cur].probe_pick]->name,
+              s->cls[s->cur].probe_ratio);
     if (settled == 2)
       fprintf(stderr, "\n");
     for (int a = 0; settled == 1 && a < PAT_REDUCE_ALG_COUNT; a++)
