@@ -19,7 +19,8 @@ double pat_pipeline_estimate(const pat_sched_params *params,
  * [1, min(count, PAT_MAX_SEGMENTS)] under params->model (the
  * reference model when that is all zero or unusable).  0 for count 0. */
 /* pat_pipeline_estimate under params->arrivals (the header's
- * "Arrivals"); without arrivals the same. */
+ * "Arrivals"); without arrivals the same.  Both take nseg as the builder
+ * uses it: 1..count (pat_pipeline_segments). */
 double pat_pipeline_estimate_arrivals(const pat_sched_params *params,
                                       const pat_model *model, int nseg);
 
