@@ -260,6 +260,28 @@ static double row_time(const learned *l, int a) {
   return fresh(l, a) > 0 ? median_of(l, l->secs[a], a, fresh(l, a)) : 0;
 }
 
+/* Whether row a measured clearly faster than row ref: its slowest call
+ * since the measuring began faster than ref's fastest.  A node shared and
+ * oversubscribed moves a median of PAT_AUTO_SAMPLES calls by 20-40% from
+ * run to run (this project's 2 cores, 8 ranks, 512 KiB: radixk measured
+ * ahead of binomial in one run and 1.2x behind it in the next), so a row
+ * whose calls overlap the reference's only ties with it.  Where times
+ * repeat (SMPI) the faster median is clearly faster. */
+static int clearly_faster(const learned *l, int a, int ref) {
+  double slowest = 0, fastest = INFINITY;
+  if (fresh(l, a) == 0 || fresh(l, ref) == 0)
+    return 0;
+  for (long j = 0; j < fresh(l, a); j++) {
+    double x = newest(l, l->secs[a], a, j);
+    slowest = x > slowest ? x : slowest;
+  }
+  for (long j = 0; j < fresh(l, ref); j++) {
+    double x = newest(l, l->secs[ref], ref, j);
+    fastest = x < fastest ? x : fastest;
+  }
+  return slowest < fastest;
+}
+
 /* Row a's median realized time over its balanced estimate under the
  * model in force now (the PAT layer refits the model while the first
  * calls run: ratios taken under different fits do not compare; 0: not
@@ -643,6 +665,13 @@ static void settle(pat_auto *s, learned *l, unsigned long long rows,
     if (!pat_alg_table[a]->uses_arrivals)
       l->corr[a] = 1;
   }
+  /* a row ahead of the reference by its median only ties with it (its
+   * corrected estimate is the reference's, balanced: the table's order
+   * breaks the tie, binomial first) */
+  for (int a = 0; l->ref >= 0 && a < PAT_REDUCE_ALG_COUNT; a++)
+    if (a != l->ref && l->timed[a] > 0 && l->timed[a] < l->timed[l->ref] &&
+        !clearly_faster(l, a, l->ref))
+      l->timed[a] = l->timed[l->ref];
   l->at = *p;
   l->at.arrivals = NULL;
   follow(l, &p->model);
@@ -652,6 +681,13 @@ static void settle(pat_auto *s, learned *l, unsigned long long rows,
   l->measuring = l->dropped = 0;
   l->settled_row = -1; /* the blind choice, once chosen again */
   s->have = s->have_blind = 0;
+}
+
+/* Whether the model puts row a ahead of row b for the call, balanced. */
+static int model_ahead(const pat_sched_params *params, int a, int b) {
+  pat_sched_params p = *params;
+  p.arrivals = NULL;
+  return pat_alg_table[a]->estimate(&p) < pat_alg_table[b]->estimate(&p);
 }
 
 /* Moves the measuring of class l on from what came in; returns 1 if the
@@ -697,7 +733,12 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
       ratio = f_pick > 0 && f_bin > 0 ? f_pick / f_bin : 1;
       l->probe_pick = pick;
       l->probe_ratio = f_pick > 0 && f_bin > 0 ? ratio : 0;
-      if (ratio <= 1 + PAT_AUTO_AGREE && 1 / ratio <= 1 + PAT_AUTO_AGREE) {
+      /* and in the model's order: a pick the model puts ahead of binomial
+       * must measure clearly ahead of it (else every row is measured, and
+       * rows that only tie with binomial lose to it) */
+      if (ratio <= 1 + PAT_AUTO_AGREE && 1 / ratio <= 1 + PAT_AUTO_AGREE &&
+          (!(f_pick > 0 && f_bin > 0) || !model_ahead(p, pick, bin) ||
+           clearly_faster(l, pick, bin))) {
         settle(s, l, 0, p);
         return 1;
       }

@@ -608,6 +608,64 @@ static void measured_rows_overrule_the_model(void **state) {
   pat_auto_free(au);
 }
 
+/* A noisy node where every row takes binomial's time, give or take 30%
+ * per call (and where the model puts its pick well ahead): measured
+ * three calls each, rows whose calls overlap binomial's only tie with it,
+ * so auto settles on binomial for most seeds (by the least median alone,
+ * on whichever row's three calls happened to be fastest: binomial for 4 of
+ * 20 seeds); a row clearly faster (0.6x binomial's time, give or take
+ * 10%) keeps its lead.  Returns how many of the last 10 calls ran row
+ * (-1: the model's pick). */
+static int settles_on(double pick_share, double pick_noise, unsigned seed,
+                      pat_reduce_alg *picked, pat_reduce_alg row) {
+  enum { P = 16, CALLS = 70 };
+  double zeros[P] = {0};
+  pat_sched_params p = params(P, 8192, zeros);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8192};
+  pat_auto *au = pat_auto_alloc(P);
+  pat_reduce_alg ran[CALLS], pick;
+  unsigned long long x = seed;
+  double bin = pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&p);
+  int sw, last = 0;
+  without_planning_rows();
+  pick = pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &sw);
+  for (int k = 0; k < CALLS; k++) {
+    if (k >= 2) {
+      double u, share = ran[k - 2] == pick ? pick_share : 1;
+      double noise = ran[k - 2] == pick ? pick_noise : 0.3;
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      u = (double)(x >> 11) / 9007199254740992.0 * 2 - 1;
+      pat_auto_realized(au, k - 2, bin * share * (1 + noise * u));
+    }
+    ran[k] =
+        pat_auto_decide(au, &p, &props, k, 1, k > 0 ? zeros : NULL, k - 1, &sw);
+  }
+  *picked = pick;
+  if ((int)row < 0)
+    row = pick;
+  for (int k = CALLS - 10; k < CALLS; k++)
+    last += ran[k] == row;
+  pat_auto_free(au);
+  return last;
+}
+
+static void noisy_ties_go_to_binomial(void **state) {
+  int on_binomial = 0, on_pick = 0;
+  pat_reduce_alg pick;
+  (void)state;
+  for (unsigned seed = 1; seed <= 20; seed++) {
+    on_binomial +=
+        settles_on(1, 0.3, seed, &pick, PAT_REDUCE_ALG_BINOMIAL) == 10;
+    on_pick += settles_on(0.6, 0.1, seed, &pick, (pat_reduce_alg)-1) == 10;
+  }
+  print_message("noisy ties: binomial in the last 10 calls for %d of 20 "
+                "seeds; %s 0.6x binomial's time kept for %d of 20\n",
+                on_binomial, pat_reduce_algorithm_name(pick), on_pick);
+  assert_int_not_equal(pick, PAT_REDUCE_ALG_BINOMIAL);
+  assert_true(on_binomial >= 16);
+  assert_int_equal(on_pick, 20);
+}
+
 /* The PAT layer refits the model while the first calls run: once the
  * model stood as it ranked (the probe agreed), a refit that moves the
  * model's pick to a row never measured here does not make auto run it on
@@ -825,6 +883,7 @@ int main(void) {
                                 reset_env),
       cmocka_unit_test_teardown(common_overhead_changes_nothing, reset_env),
       cmocka_unit_test_teardown(measured_rows_overrule_the_model, reset_env),
+      cmocka_unit_test_teardown(noisy_ties_go_to_binomial, reset_env),
       cmocka_unit_test_teardown(measuring_serves_every_call, reset_env),
       cmocka_unit_test_teardown(refitted_model_is_checked_again, reset_env),
       cmocka_unit_test_teardown(corrections_follow_a_refit, reset_env),
