@@ -95,15 +95,20 @@
  * use pays what the MPI library sets up), alternately, on exchanged calls
  * where auto would run a row that does not plan with arrivals (a trial
  * or a trusted plan keeps its call).  If their median realized times
- * stand within PAT_AUTO_AGREE of the model's ratio, the model ranks right
+ * stand within PAT_AUTO_AGREE of the model's ratio, and the pick, if the
+ * model puts it ahead of binomial, measured clearly ahead (clearly_faster:
+ * its slowest call faster than binomial's fastest), the model ranks right
  * and stays in force (SMPI: it does; the probe costs binomial's time on
  * 4 calls per class).  Otherwise every row the blind choice weighs (up to
  * PAT_AUTO_WIDE times the least estimate) is measured in turn, a row
  * whose best call took over PAT_AUTO_BEHIND times the leader's median
  * is measured no more, and each row's median time over its estimate,
  * relative to binomial's, becomes its correction: the estimates then rank
- * as the rows ran.  Times are compared, not ratios taken as they came:
- * the PAT layer refits the model during the first calls.  Settled, the
+ * as the rows ran, but a row ahead of binomial by its median and not
+ * clearly ranks level with it, and binomial wins the tie (a noisy node
+ * moves a median of three calls by 20-40%: unit_auto
+ * noisy_ties_go_to_binomial).  Times are compared, not ratios taken as they
+ * came: the PAT layer refits the model during the first calls.  Settled, the
  * chosen row's ratios are watched: once PAT_AUTO_SAMPLES quiet calls in
  * a row are off the median of its first ones by over PAT_AUTO_DRIFT
  * (another job, another placement), every row is measured again.
