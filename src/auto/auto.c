@@ -429,6 +429,23 @@ static int counted(int a, const pat_sched_params *params,
            weighed(row->never_below->id, params, props, aware, mask));
 }
 
+/* Row a's estimate under p's arrivals, a row that does not plan with
+ * them.  Where measuring put a correction on the row (the model was found
+ * wrong for it on this machine), its response to arrivals is not trusted
+ * either: its balanced estimate plus the arrivals' spread, as if every
+ * rank took part from the first step (pipeline's slack on the chain
+ * would otherwise buy it calls: a real node, P = 8, 512 KiB, pipeline
+ * corrected x1.5 from three calls and 2x binomial's time in fact, was the
+ * aware choice for 68 of 305 calls under the node's arrival noise). */
+static double row_estimate(const double *corr, int a,
+                           const pat_sched_params *p) {
+  pat_sched_params q = *p;
+  if (corr[a] == 1 || p->arrivals == NULL)
+    return pat_alg_table[a]->estimate(p);
+  q.arrivals = NULL;
+  return pat_alg_table[a]->estimate(&q) + pat_sched_spread(p);
+}
+
 /* The least estimate among the rows of mask that can serve props; aware:
  * with params' arrivals, the rows that plan with them included.  The
  * cheap estimates first, but not a row's whose estimate is never below
@@ -459,8 +476,8 @@ static pat_reduce_alg least_of(const pat_auto *s,
         continue;
       if (costly && corr[a] * row->bound(&p) >= best_t * (1 - PAT_AUTO_SKIP))
         continue;
-      t = corr[a] *
-          (costly ? s->planner(s->ctx, row->id, &p, &r) : row->estimate(&p));
+      t = corr[a] * (costly ? s->planner(s->ctx, row->id, &p, &r)
+                            : row_estimate(corr, a, &p));
       if (t < best_t || (t == best_t && a < (int)best)) {
         best_t = t; /* ties: the first in the table */
         best = (pat_reduce_alg)a;
@@ -495,15 +512,17 @@ static pat_reduce_alg least(const pat_auto *s, const pat_sched_params *params,
 }
 
 /* What a choice planned with p would have taken under actual arrivals:
- * a plan's replay (replay NULL: planned again). */
+ * a plan's replay (replay NULL: planned again); a row that does not plan,
+ * its row_estimate under the class's corrections corr. */
 static double under(pat_reduce_alg alg, const pat_sched_params *p,
-                    const pat_replay *replay, const double *actual) {
+                    const pat_replay *replay, const double *actual,
+                    const double *corr) {
   pat_sched_params q = *p;
   if (pat_alg_table[alg]->uses_arrivals)
     return replay != NULL ? pat_replay_time(replay, actual)
                           : pat_clairvoyant_estimate(p, actual);
   q.arrivals = actual;
-  return pat_alg_table[alg]->estimate(&q);
+  return row_estimate(corr, (int)alg, &q);
 }
 
 static int same_inputs(const pat_sched_params *a, const pat_sched_params *b) {
@@ -814,21 +833,23 @@ static void score(pat_auto *s, const double *actual, long call) {
   if (w == NULL)
     return; /* not kept, or scored already */
   w->call = -1;
-  aware = under(w->aware, &w->params, w->replay, actual);
-  blind =
-      w->aware == w->blind ? aware : under(w->blind, &w->params, NULL, actual);
+  l = &s->cls[w->cls];
+  aware = under(w->aware, &w->params, w->replay, actual, l->corr);
+  blind = w->aware == w->blind
+              ? aware
+              : under(w->blind, &w->params, NULL, actual, l->corr);
   pat_replay_free(w->replay);
   w->replay = NULL;
-  w->ran_est = w->ran == w->aware   ? aware
-               : w->ran == w->blind ? blind
-                                    : under(w->ran, &w->params, NULL, actual);
+  w->ran_est = w->ran == w->aware ? aware
+               : w->ran == w->blind
+                   ? blind
+                   : under(w->ran, &w->params, NULL, actual, l->corr);
   w->ran_call = call;
   {
     pat_sched_params q = w->params;
     q.arrivals = actual;
     w->spread = pat_sched_spread(&q);
   }
-  l = &s->cls[w->cls];
   if (w->skimmed)
     return; /* no aware choice was made: nothing to score */
   l->diff[l->scored++ % PAT_AUTO_WINDOW] =
