@@ -107,7 +107,10 @@
  * as the rows ran, but a row ahead of binomial by its median and not
  * clearly ranks level with it, and binomial wins the tie (a noisy node
  * moves a median of three calls by 20-40%: unit_auto
- * noisy_ties_go_to_binomial).  Times are compared, not ratios taken as they
+ * noisy_ties_go_to_binomial); and a corrected row is weighed under
+ * arrivals at its balanced estimate plus the spread (row_estimate: the
+ * model's response to arrivals is not trusted for a row it misjudged).
+ * Times are compared, not ratios taken as they
  * came: the PAT layer refits the model during the first calls.  Settled, the
  * chosen row's ratios are watched: once PAT_AUTO_SAMPLES quiet calls in
  * a row are off the median of its first ones by over PAT_AUTO_DRIFT
