@@ -110,9 +110,9 @@
  * noisy_ties_go_to_binomial); and a corrected row is weighed under
  * arrivals at its balanced estimate plus the spread (row_estimate: the
  * model's response to arrivals is not trusted for a row it misjudged).
- * Times are compared, not ratios taken as they
- * came: the PAT layer refits the model during the first calls.  Settled, the
- * chosen row's ratios are watched: once PAT_AUTO_SAMPLES quiet calls in
+ * Times are compared, not ratios taken as they came: the PAT layer
+ * refits the model during the first calls.  Settled, the chosen row's
+ * ratios are watched: once PAT_AUTO_SAMPLES quiet calls in
  * a row are off the median of its first ones by over PAT_AUTO_DRIFT
  * (another job, another placement), every row is measured again.
  * Everything is decided from exchanged stamps at the same calls, so alike
@@ -268,6 +268,18 @@ static double row_time(const learned *l, int a) {
   return fresh(l, a) > 0 ? median_of(l, l->secs[a], a, fresh(l, a)) : 0;
 }
 
+/* Row a's fastest realized time since the measuring began (INFINITY:
+ * none), or with slowest its slowest (0: none). */
+static double row_bound(const learned *l, int a, int slowest) {
+  double v = slowest ? 0 : INFINITY;
+  for (long j = 0; j < fresh(l, a); j++) {
+    double x = newest(l, l->secs[a], a, j);
+    if (slowest ? x > v : x < v)
+      v = x;
+  }
+  return v;
+}
+
 /* Whether row a measured clearly faster than row ref: its slowest call
  * since the measuring began faster than ref's fastest.  A node shared and
  * oversubscribed moves a median of PAT_AUTO_SAMPLES calls by 20-40% from
@@ -276,18 +288,8 @@ static double row_time(const learned *l, int a) {
  * whose calls overlap the reference's only ties with it.  Where times
  * repeat (SMPI) the faster median is clearly faster. */
 static int clearly_faster(const learned *l, int a, int ref) {
-  double slowest = 0, fastest = INFINITY;
-  if (fresh(l, a) == 0 || fresh(l, ref) == 0)
-    return 0;
-  for (long j = 0; j < fresh(l, a); j++) {
-    double x = newest(l, l->secs[a], a, j);
-    slowest = x > slowest ? x : slowest;
-  }
-  for (long j = 0; j < fresh(l, ref); j++) {
-    double x = newest(l, l->secs[ref], ref, j);
-    fastest = x < fastest ? x : fastest;
-  }
-  return slowest < fastest;
+  return fresh(l, a) > 0 && fresh(l, ref) > 0 &&
+         row_bound(l, a, 1) < row_bound(l, ref, 0);
 }
 
 /* Row a's median realized time over its balanced estimate under the
@@ -757,14 +759,14 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
           pick = a;
       f_pick = figure(l, pick, p);
       f_bin = figure(l, bin, p);
-      ratio = f_pick > 0 && f_bin > 0 ? f_pick / f_bin : 1;
       l->probe_pick = pick;
-      l->probe_ratio = f_pick > 0 && f_bin > 0 ? ratio : 0;
+      l->probe_ratio = f_pick > 0 && f_bin > 0 ? f_pick / f_bin : 0;
+      ratio = l->probe_ratio > 0 ? l->probe_ratio : 1;
       /* and in the model's order: a pick the model puts ahead of binomial
        * must measure clearly ahead of it (else every row is measured, and
        * rows that only tie with binomial lose to it) */
       if (ratio <= 1 + PAT_AUTO_AGREE && 1 / ratio <= 1 + PAT_AUTO_AGREE &&
-          (!(f_pick > 0 && f_bin > 0) || !model_ahead(p, pick, bin) ||
+          (!(l->probe_ratio > 0) || !model_ahead(p, pick, bin) ||
            clearly_faster(l, pick, bin))) {
         settle(s, l, 0, p);
         return 1;
@@ -798,15 +800,9 @@ static int measure_row(const pat_auto *s, learned *l,
         row_time(l, a) < lead)
       lead = row_time(l, a);
   for (int a = 0; l->phase == PHASE_EXPLORE && a < PAT_REDUCE_ALG_COUNT; a++)
-    if ((l->measuring & (1ull << a)) && fresh(l, a) > 0) {
-      double least_t = INFINITY;
-      for (long j = 0; j < fresh(l, a); j++) {
-        double x = newest(l, l->secs[a], a, j);
-        least_t = x < least_t ? x : least_t;
-      }
-      if (least_t > PAT_AUTO_BEHIND * lead)
-        l->dropped |= 1ull << a;
-    }
+    if ((l->measuring & (1ull << a)) && fresh(l, a) > 0 &&
+        row_bound(l, a, 0) > PAT_AUTO_BEHIND * lead)
+      l->dropped |= 1ull << a;
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
     if (l->measuring & ~l->dropped & (1ull << a)) {
       int n = (int)fresh(l, a) + in_flight(s, s->cur, a);
@@ -872,8 +868,8 @@ void pat_auto_observed(pat_auto *s, const double *actual, long call) {
  * Only quiet calls (arrivals within a tenth of the realized time) count:
  * the estimates of ring, butterfly and radix-k under late ranks are
  * their balanced formulas plus the spread, so a new arrival pattern moves
- * their ratios (SMPI, P = 64, 1 MiB: a rank late made radixk's ratio drift and
- * every row was measured again). */
+ * their ratios (SMPI, P = 64, 1 MiB: a rank late made radixk's ratio
+ * drift and every row was measured again). */
 static void drifted(learned *l, int a, double r, int quiet) {
   if (l->phase != PHASE_SETTLED || a != l->settled_row || !quiet ||
       l->nmeas[a] - l->settled_at < PAT_AUTO_SAMPLES)
