@@ -14,16 +14,16 @@
 double pat_pipeline_estimate(const pat_sched_params *params,
                              const pat_model *model, int nseg);
 
-/* The segment count the builder uses: configured (>= 1) clamped to
- * [1, count], or for configured 0 the formula's optimum in
- * [1, min(count, PAT_MAX_SEGMENTS)] under params->model (the
- * reference model when that is all zero or unusable).  0 for count 0. */
 /* pat_pipeline_estimate under params->arrivals (the header's
  * "Arrivals"); without arrivals the same.  Both take nseg as the builder
  * uses it: 1..count (pat_pipeline_segments). */
 double pat_pipeline_estimate_arrivals(const pat_sched_params *params,
                                       const pat_model *model, int nseg);
 
+/* The segment count the builder uses: configured (>= 1) clamped to
+ * [1, count], or for configured 0 the formula's optimum in
+ * [1, min(count, PAT_MAX_SEGMENTS)] under params->model (the
+ * reference model when that is all zero or unusable).  0 for count 0. */
 int pat_pipeline_segments(const pat_sched_params *params, int configured);
 
 /* The builder with an explicit segment count (>= 1; more than count is

@@ -43,12 +43,19 @@ static pat_schedule *build(const pat_sched_params *p, int nseg) {
   return s;
 }
 
-static double simulate(const pat_sched_params *p, int nseg) {
+/* The simulated completion of the nseg-segment schedule under arrivals
+ * (NULL: all 0). */
+static double simulate_at(const pat_sched_params *p, int nseg,
+                          const double *arrivals) {
   pat_schedule *s = build(p, nseg);
   double t = -1;
-  assert_int_equal(pat_schedule_simulate(s, NULL, NULL, &t), PAT_SUCCESS);
+  assert_int_equal(pat_schedule_simulate(s, arrivals, NULL, &t), PAT_SUCCESS);
   pat_schedule_free(s);
   return t;
+}
+
+static double simulate(const pat_sched_params *p, int nseg) {
+  return simulate_at(p, nseg, NULL);
 }
 
 /* Each operation lies inside one segment of min(nseg, count). */
@@ -208,13 +215,10 @@ static void one_late(const pat_sched_params *p0, int nseg, int late, double d,
                      double *sim, double *est, double *old) {
   double *arr = calloc((size_t)p0->nranks, sizeof *arr);
   pat_sched_params p = *p0;
-  pat_schedule *s;
   assert_non_null(arr);
   arr[late] = d;
   p.arrivals = arr;
-  s = build(&p, nseg);
-  assert_int_equal(pat_schedule_simulate(s, arr, NULL, sim), PAT_SUCCESS);
-  pat_schedule_free(s);
+  *sim = simulate_at(&p, nseg, arr);
   *est = pat_pipeline_estimate_arrivals(&p, NULL, nseg);
   *old = pat_pipeline_estimate(&p, NULL, nseg) + d;
   free(arr);
@@ -297,16 +301,13 @@ static void estimate_under_random_arrivals(void **state) {
                8000, shape == 0, 0, trial % 2 ? SLOW_COMBINE : pat_model_curie);
     double bal = pat_pipeline_estimate(&p, NULL, N), sim, est;
     double *arr = malloc((size_t)P * sizeof *arr);
-    pat_schedule *s;
     assert_non_null(arr);
     for (int r = 0; r < P; r++)
       arr[r] = 1e-3 + 2 * bal *
                           (double)((x = x * 6364136223846793005ull + 1) >> 11) /
                           9007199254740992.0;
     p.arrivals = arr;
-    s = build(&p, N);
-    assert_int_equal(pat_schedule_simulate(s, arr, NULL, &sim), PAT_SUCCESS);
-    pat_schedule_free(s);
+    sim = simulate_at(&p, N, arr);
     est = pat_pipeline_estimate_arrivals(&p, NULL, N) +
           pat_sched_first_arrival(&p);
     worst = fmax(worst, fabs(sim - est) / sim);
