@@ -30,6 +30,20 @@ static void set_env(const char *alg, const char *verbose) {
   fake_env[1][1] = verbose;
 }
 
+/* The fake environment with one more variable, name, unset (set_env's
+ * two unset too): its test then sets fake_env[2][1], and clear_var drops
+ * it when done, so no later test sees it. */
+static void only_var(const char *name) {
+  set_env(NULL, NULL);
+  fake_env[2][0] = name;
+  fake_env[2][1] = NULL;
+}
+
+static void clear_var(void) {
+  fake_env[2][0] = NULL;
+  fake_env[2][1] = NULL;
+}
+
 static void defaults_when_unset_or_empty(void **state) {
   pat_config cfg;
   (void)state;
@@ -55,9 +69,7 @@ static void lr_patience_auto_seconds_or_error(void **state) {
   pat_config cfg;
   const char *bad[] = {"-1", "soon", "1e", "nan", "inf"};
   (void)state;
-  set_env(NULL, NULL);
-  fake_env[2][0] = "PAT_REDUCE_LR_PATIENCE";
-  fake_env[2][1] = NULL;
+  only_var("PAT_REDUCE_LR_PATIENCE");
   pat_config_parse(&cfg, fake_getenv);
   assert_int_equal(cfg.error, PAT_SUCCESS);
   assert_true(patience(&cfg) < 0); /* auto */
@@ -82,8 +94,7 @@ static void lr_patience_auto_seconds_or_error(void **state) {
     assert_non_null(strstr(cfg.why, "PAT_REDUCE_LR_PATIENCE="));
     assert_non_null(strstr(cfg.why, "valid: auto, or a number"));
   }
-  fake_env[2][0] = NULL;
-  fake_env[2][1] = NULL;
+  clear_var();
 }
 
 /* localredirect's protocol switch: 0 = never (the default), auto (< 0),
@@ -94,9 +105,7 @@ static void lr_eager_auto_size_or_error(void **state) {
   const char *bad[] = {"-1", "big", "4Q", "1.5", "9999999G"};
   const pat_lr_config *lr;
   (void)state;
-  set_env(NULL, NULL);
-  fake_env[2][0] = "PAT_REDUCE_LR_EAGER";
-  fake_env[2][1] = NULL;
+  only_var("PAT_REDUCE_LR_EAGER");
   pat_config_parse(&cfg, fake_getenv);
   lr = pat_config_alg(&cfg, PAT_REDUCE_ALG_LOCALREDIRECT);
   assert_int_equal(cfg.error, PAT_SUCCESS);
@@ -121,16 +130,13 @@ static void lr_eager_auto_size_or_error(void **state) {
     assert_non_null(strstr(cfg.why, "PAT_REDUCE_LR_EAGER="));
     assert_non_null(strstr(cfg.why, "valid: auto, 0 (never)"));
   }
-  fake_env[2][0] = NULL;
-  fake_env[2][1] = NULL;
+  clear_var();
 }
 
 static void exchange_interval_zero_is_never(void **state) {
   pat_config cfg;
   (void)state;
-  set_env(NULL, NULL);
-  fake_env[2][0] = "PAT_REDUCE_EXCHANGE_INTERVAL";
-  fake_env[2][1] = NULL;
+  only_var("PAT_REDUCE_EXCHANGE_INTERVAL");
   pat_config_parse(&cfg, fake_getenv);
   assert_int_equal(cfg.exchange_interval, -1); /* auto */
   fake_env[2][1] = "AUTO";
@@ -150,8 +156,7 @@ static void exchange_interval_zero_is_never(void **state) {
   assert_non_null(strstr(cfg.why, "PAT_REDUCE_EXCHANGE_INTERVAL=-1 is not an "
                                   "interval; valid: auto"));
   assert_int_equal(cfg.exchange_interval, -1); /* the default kept */
-  fake_env[2][0] = NULL;
-  fake_env[2][1] = NULL;
+  clear_var();
 }
 
 static void algorithm_by_name_any_case(void **state) {
@@ -327,8 +332,7 @@ static void sizes_and_times_one_syntax(void **state) {
   pat_config_parse(&cfg, fake_getenv);
   assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
   assert_non_null(strstr(cfg.why, "PAT_REDUCE_ROUND_COST=0 is not a time > 0"));
-  fake_env[2][0] = NULL;
-  fake_env[2][1] = NULL;
+  clear_var();
 }
 
 /* PAT_REDUCE_SCHEDULE_CACHE: 16 by default, 1..4096 accepted, anything
@@ -355,8 +359,7 @@ static void schedule_cache_checked(void **state) {
   pat_config_parse(&cfg, fake_getenv);
   assert_int_equal(cfg.error, PAT_SUCCESS);
   assert_int_equal(cfg.schedule_cache, 1);
-  fake_env[2][0] = NULL;
-  fake_env[2][1] = NULL;
+  clear_var();
 }
 
 /* The fingerprints the ranks compare at a communicator's first call:
@@ -481,17 +484,12 @@ static void every_variable_has_its_scope(void **state) {
   }
 }
 
-/* A bad value fails the calls of the algorithms that read it only; the
- * parse goes on past it (every bad value known, each scope's message its
- * first) and the variable keeps its default. */
 /* PAT_REDUCE_PLAN_MEMO: a size (16M unset in this build); a bad one names
  * itself and fails only the rows that plan by arrival times. */
 static void plan_memo_size_or_error(void **state) {
   pat_config cfg;
   (void)state;
-  set_env(NULL, NULL);
-  fake_env[2][0] = "PAT_REDUCE_PLAN_MEMO";
-  fake_env[2][1] = NULL;
+  only_var("PAT_REDUCE_PLAN_MEMO");
   pat_config_parse(&cfg, fake_getenv);
   assert_int_equal(cfg.plan_memo, 16L << 20);
   fake_env[2][1] = "0";
@@ -511,8 +509,12 @@ static void plan_memo_size_or_error(void **state) {
   assert_non_null(
       pat_config_bad(&cfg, pat_alg_scopes(PAT_REDUCE_ALG_CLAIRVOYANT)));
   assert_int_equal(cfg.plan_memo, 16L << 20); /* the default meanwhile */
+  clear_var();
 }
 
+/* A bad value fails the calls of the algorithms that read it only; the
+ * parse goes on past it (every bad value known, each scope's message its
+ * first) and the variable keeps its default. */
 static void bad_values_fail_only_their_readers(void **state) {
   pat_config cfg;
   const unsigned long long binomial = pat_alg_scopes(PAT_REDUCE_ALG_BINOMIAL);
