@@ -313,9 +313,8 @@ static int next_event(lre *s) {
   MPI_Status st;
   double deadline = may_skip(s, INFINITY) ? s->l_since + s->patience : INFINITY;
   if (deadline < INFINITY) {
-    do
-      rc = PMPI_Testany(RQ_COUNT, s->rq, &idx, &got, &st);
-    while (rc == MPI_SUCCESS && !got && PMPI_Wtime() < deadline);
+    rc = pat_lr_poll(RQ_COUNT, s->rq, deadline, s->patience / 32, &idx, &got,
+                     &st);
     if (rc != MPI_SUCCESS || !got)
       return rc; /* the deadline: progress() applies the skip */
   } else {

@@ -70,19 +70,30 @@
  * deadlock, every contribution exactly once, in order, no message left
  * over) is model-checked with SPIN: tests/spin/localredirect.pml.
  *
- * Small messages.  Up to PAT_REDUCE_LR_EAGER bytes (default 0: never) the
- * call runs the small-message protocol instead (eager.c: the partial
- * travels with its announcement; its measurements are there).
+ * Commutative calls.  Up to PAT_REDUCE_LR_TREE bytes (default auto:
+ * contiguous datatypes while the root's ceil(log2 P) + 1 messages fit in
+ * 64 MiB, others up to the configured model's alpha / beta, 5.4 KiB for
+ * CURIE) they run the tree protocol (tree.c: binomial's tree, a late child
+ * given up and its data forwarded to the root, one message per merge).
+ * Any other call of up to PAT_REDUCE_LR_EAGER bytes (default 0: never)
+ * runs the line's small-message protocol (eager.c: the partial travels
+ * with its announcement), the rest this file's handshake protocol.  Their
+ * measurements are in their files.
  *
  * Tunables: PAT_REDUCE_LR_PATIENCE (seconds, or auto: this rank's smoothed
  * time of one transfer of the message on this communicator, kept in the
- * algorithm's per-communicator state) and PAT_REDUCE_LR_EAGER (bytes, 0 or
- * auto: the configured model's alpha / beta), parsed here (lr_parse).
+ * algorithm's per-communicator state; the tree protocol's slack),
+ * PAT_REDUCE_LR_EAGER and PAT_REDUCE_LR_TREE (bytes, 0 or auto: the
+ * configured model's alpha / beta), parsed here (lr_parse).
  */
 #include <math.h>
+#ifdef PATREDUCE_SMPI
+#include <smpi/smpi.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
+#include <time.h>
 
 #include "core/pat_internal.h"
 #include "localredirect/localredirect.h"
@@ -221,7 +232,14 @@ int pat_lr_outbox_close(pat_lr_outbox *box, int wait) {
 
 int pat_lr_irecv(const pat_call *c, void *buf, int count, MPI_Datatype datatype,
                  int pos, int tag, MPI_Request *req) {
-  int rank = pat_lr_rank_of(c, pos), rc = MPI_SUCCESS, there = 0;
+  return pat_lr_irecv_rank(c, buf, count, datatype, pat_lr_rank_of(c, pos), tag,
+                           req);
+}
+
+int pat_lr_irecv_rank(const pat_call *c, void *buf, int count,
+                      MPI_Datatype datatype, int rank, int tag,
+                      MPI_Request *req) {
+  int rc = MPI_SUCCESS, there = 0;
   if (pat_trace_on(c)) {
     double now = PMPI_Wtime();
     rc = PMPI_Iprobe(rank, tag, c->priv, &there, MPI_STATUS_IGNORE);
@@ -231,6 +249,38 @@ int pat_lr_irecv(const pat_call *c, void *buf, int count, MPI_Datatype datatype,
   if (rc == MPI_SUCCESS)
     rc = PMPI_Irecv(buf, count, datatype, rank, tag, c->priv, req);
   return rc;
+}
+
+int pat_lr_poll(int n, MPI_Request *rq, double deadline, double step, int *idx,
+                int *got, MPI_Status *st) {
+  int rc = MPI_SUCCESS, live = 0;
+  *idx = MPI_UNDEFINED;
+  *got = 0;
+  for (;;) {
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+      if (rq[i] != MPI_REQUEST_NULL) {
+        live = 1;
+        rc = PMPI_Test(&rq[i], got, st);
+        if (rc == MPI_SUCCESS && *got) {
+          *idx = i;
+          return rc;
+        }
+      }
+    if (rc != MPI_SUCCESS || !live) {
+      *got = !live; /* nothing to wait for: as MPI_Testany says */
+      return rc;
+    }
+    if (PMPI_Wtime() >= deadline)
+      return rc;
+#ifdef PATREDUCE_SMPI
+    if (step > 0) {
+      struct timespec ts = {(time_t)step, (long)((step - (time_t)step) * 1e9)};
+      smpi_nanosleep(&ts, NULL);
+    }
+#else
+    (void)step;
+#endif
+  }
 }
 
 static int send_ctl(lr *s, int pos, int kind, int value) {
@@ -533,10 +583,22 @@ out:
 
 /* ---- per-communicator state: the measured transfer time --------------- */
 
-/* This rank's smoothed time of one transfer of bytes on the communicator. */
+/* This rank's smoothed time of one transfer of bytes on the communicator;
+ * the tree protocol's learned slack and the round it was learned for. */
 typedef struct lr_comm {
   double transfer, bytes;
+  double slack, slack_unit;
 } lr_comm;
+
+static lr_comm *lr_comm_get(const pat_call *c) {
+  lr_comm *m;
+  if (c->state == NULL)
+    return NULL;
+  m = pat_comm_state_alg(c->state, PAT_REDUCE_ALG_LOCALREDIRECT);
+  if (m == NULL && (m = calloc(1, sizeof *m)) != NULL)
+    pat_comm_state_set_alg(c->state, PAT_REDUCE_ALG_LOCALREDIRECT, m);
+  return m;
+}
 
 static void lr_comm_free(void *state) { free(state); }
 
@@ -554,18 +616,10 @@ static double lr_transfer_estimate(const lr_comm *m, double bytes) {
 /* A new size restarts the estimate; the same size is smoothed (weight 1/4
  * for the new sample) so one noisy call does not swing it. */
 void pat_lr_observe(const pat_call *c, double seconds) {
-  pat_comm_state *st = c->state;
   double bytes = c->bytes;
   lr_comm *m;
-  if (st == NULL || !(seconds >= 0))
-    return;
-  m = pat_comm_state_alg(st, PAT_REDUCE_ALG_LOCALREDIRECT);
-  if (m == NULL) {
-    m = calloc(1, sizeof *m);
-    if (m == NULL)
-      return; /* no estimate: patience stays 0, still correct */
-    pat_comm_state_set_alg(st, PAT_REDUCE_ALG_LOCALREDIRECT, m);
-  }
+  if (!(seconds >= 0) || (m = lr_comm_get(c)) == NULL)
+    return; /* no estimate: patience stays 0, still correct */
   if (m->bytes != bytes || m->transfer <= 0) {
     m->bytes = bytes;
     m->transfer = seconds;
@@ -588,6 +642,33 @@ double pat_lr_patience(const pat_call *c) {
   return patience;
 }
 
+/* A set patience is the slack; auto starts at unit for a new message size
+ * (a new unit), doubles after a call with a premature give-up (tree.c),
+ * and shrinks by 1/8 toward unit otherwise.  Up to 1 s. */
+double pat_lr_tree_slack(const pat_call *c, double unit) {
+  double set = ((const pat_lr_config *)pat_config_alg(
+                    pat_config_get(), PAT_REDUCE_ALG_LOCALREDIRECT))
+                   ->patience;
+  const lr_comm *m;
+  if (set >= 0)
+    return set;
+  m = c->state != NULL
+          ? pat_comm_state_alg(c->state, PAT_REDUCE_ALG_LOCALREDIRECT)
+          : NULL;
+  return m != NULL && m->slack_unit == unit && m->slack > unit ? m->slack
+                                                               : unit;
+}
+
+void pat_lr_tree_learn(const pat_call *c, double unit, int premature) {
+  double slack = pat_lr_tree_slack(c, unit);
+  lr_comm *m = lr_comm_get(c);
+  if (m == NULL)
+    return;
+  slack = premature ? 2 * slack : slack - (slack - unit) / 8;
+  m->slack = slack < 1.0 ? slack : 1.0;
+  m->slack_unit = unit;
+}
+
 /* ---- tunables ----------------------------------------------------------- */
 
 static const pat_env_var lr_env[] = {
@@ -604,6 +685,16 @@ static const pat_env_var lr_env[] = {
      "faster on an oversubscribed node, slower in SMPI; see the README); "
      "auto = where the configured model's latency is at least the "
      "message's wire time (alpha / beta bytes: 5.4 KiB for the CURIE-like "
+     "reference)",
+     /* chooses the protocol: every rank must run the same */
+     0, PAT_SCOPE_ROWS + PAT_REDUCE_ALG_LOCALREDIRECT},
+    {"PAT_REDUCE_LR_TREE", "auto",
+     "localredirect: commutative calls of at most this many bytes (K, M "
+     "suffixes) run the tree protocol (binomial's tree, a late child given "
+     "up and its data forwarded to the root: no handshake, no redirect); "
+     "0: never; auto = contiguous datatypes while the root's ceil(log2 P) + "
+     "1 messages fit in 64 MiB, other datatypes (packed) up to the "
+     "configured model's alpha / beta bytes (5.4 KiB for the CURIE-like "
      "reference)",
      /* chooses the protocol: every rank must run the same */
      0, PAT_SCOPE_ROWS + PAT_REDUCE_ALG_LOCALREDIRECT},
@@ -632,29 +723,54 @@ static int lr_parse(void *config, const char *(*get)(const char *), char *why,
              lr_env[1].name, v);
     err = PAT_ERR_BAD_ENV;
   }
+  v = pat_env_value(&lr_env[2], get);
+  cfg->tree = -1;
+  if (strcasecmp(v, "auto") != 0 &&
+      pat_parse_bytes(v, 1LL << 40, &cfg->tree) != 1 && err == PAT_SUCCESS) {
+    snprintf(why, whylen,
+             "%s=%s is not a size; valid: auto, 0 (never), or bytes with an "
+             "optional K, M or G suffix, e.g. 4K",
+             lr_env[2].name, v);
+    err = PAT_ERR_BAD_ENV;
+  }
   return err;
 }
 
-/* The largest message the small-message protocol carries: the same on
- * every rank (the variable must agree; auto reads the configured model,
- * not a measured one). */
-static double eager_limit(void) {
-  const pat_config *cfg = pat_config_get();
-  long long eager =
-      ((const pat_lr_config *)pat_config_alg(cfg, PAT_REDUCE_ALG_LOCALREDIRECT))
-          ->eager;
-  const pat_model *m = pat_config_model(cfg);
-  if (eager >= 0)
-    return (double)eager;
+/* The largest message a small-message protocol carries (set: the
+ * variable's bytes; auto: -1): the same on every rank (the variable must
+ * agree; auto reads the configured model, not a measured one). */
+static double small_limit(long long set) {
+  const pat_model *m = pat_config_model(pat_config_get());
+  if (set >= 0)
+    return (double)set;
   return m->beta > 0 ? m->alpha / m->beta : 0;
 }
 
-static int localredirect_run(const pat_call *c) {
+/* The root of the tree protocol holds a message per child at once. */
+#define TREE_AUTO_BYTES (64.0 * 1024 * 1024)
+
+/* Whether a call runs the tree protocol: a commutative op and, for
+ * PAT_REDUCE_LR_TREE=auto, a contiguous datatype whose messages for the
+ * root's ceil(log2 P) children and its own fit in 64 MiB (measured faster
+ * than the line's protocols at every such size, in SMPI and on the 2-core
+ * machine), or any datatype up to alpha / beta bytes (others are packed,
+ * a copy per hop).  The same on every rank. */
+static int takes_tree(long long set, int commutative, int contiguous,
+                      double bytes, int P) {
+  int levels = 0;
+  if (!commutative || !(bytes > 0))
+    return 0;
+  if (set >= 0 || !contiguous)
+    return bytes <= small_limit(set);
+  while (levels < 31 && (1 << levels) < P)
+    levels++;
+  return (levels + 1) * bytes <= TREE_AUTO_BYTES;
+}
+
+/* The handshake protocol (this file's). */
+static int handshake_run(const pat_call *c) {
   lr s = {0};
   int rc = MPI_SUCCESS;
-
-  if (c->bytes > 0 && c->bytes <= eager_limit())
-    return pat_lr_eager_run(c);
 
   s.call = c;
   for (int i = 0; i < RQ_COUNT; i++)
@@ -688,9 +804,8 @@ static int localredirect_run(const pat_call *c) {
     if (deadline < 1.0 / 0.0) {
       /* poll until an event or the deadline */
       int got = 0;
-      do
-        rc = PMPI_Testany(RQ_COUNT, s.rq, &idx, &got, &st);
-      while (rc == MPI_SUCCESS && !got && PMPI_Wtime() < deadline);
+      rc = pat_lr_poll(RQ_COUNT, s.rq, deadline, s.patience / 32, &idx, &got,
+                       &st);
       if (rc == MPI_SUCCESS && !got)
         continue;
     } else {
@@ -751,15 +866,33 @@ out : {
   return rc;
 }
 
-/* For auto: binomial-shaped when balanced, each merge a handshake (DONE,
- * OK) before the data, so binomial's tree walked under the arrivals with
- * three latencies per round (SMPI, P = 128, 8 B: 3.0x binomial measured).
- * The redirects that absorb an unforeseen late rank are not credited: no
- * model promises them, so auto picks localredirect only from a list that
- * leaves out the rows it costs more than. */
+/* The row: the protocol for the call's size and op. */
+static int localredirect_run(const pat_call *c) {
+  const pat_lr_config *cfg =
+      pat_config_alg(pat_config_get(), PAT_REDUCE_ALG_LOCALREDIRECT);
+  if (takes_tree(cfg->tree, c->commutative, c->type.contiguous, c->bytes,
+                 c->nranks))
+    return pat_lr_tree_run(c);
+  if (c->bytes > 0 && c->bytes <= small_limit(cfg->eager))
+    return pat_lr_eager_run(c);
+  return handshake_run(c);
+}
+
+/* For auto: binomial's tree walked under the arrivals; for the line
+ * protocols each merge is a handshake (DONE, OK) or a redirect before the
+ * data, so three latencies per round (SMPI, P = 128, 8 B: 3.0x binomial
+ * measured), for the tree protocol one (1.01x measured; the datatype
+ * weighed as contiguous: the parameters do not say).  What absorbs an
+ * unforeseen late rank (redirects, give-ups) is not credited: no model
+ * promises it, so auto picks localredirect only from a list that leaves
+ * out the rows it costs more than. */
 static double lr_estimate(const pat_sched_params *p) {
   pat_sched_params q = *p;
-  q.model.alpha *= 3;
+  const pat_lr_config *cfg =
+      pat_config_alg(pat_config_get(), PAT_REDUCE_ALG_LOCALREDIRECT);
+  double bytes = (double)p->count * p->elem_size;
+  if (!takes_tree(cfg->tree, p->commutative, 1, bytes, p->nranks))
+    q.model.alpha *= 3;
   return pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&q);
 }
 

@@ -9,6 +9,7 @@
 typedef struct pat_lr_config {
   double patience; /* PAT_REDUCE_LR_PATIENCE seconds; < 0: auto */
   long long eager; /* PAT_REDUCE_LR_EAGER bytes; < 0: auto */
+  long long tree;  /* PAT_REDUCE_LR_TREE bytes; < 0: auto */
 } pat_lr_config;
 
 #endif /* PAT_LOCALREDIRECT_H */

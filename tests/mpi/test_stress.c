@@ -16,8 +16,16 @@
  * with a target (at most one per position to its right): 4 (merges + 1) +
  * 2 P.  The largest count seen is printed.
  *
+ * --tree (with PAT_REDUCE_LR_TREE set so that every commutative call runs
+ * localredirect's tree protocol): --unexpected, with the tree's own bound
+ * for the commutative calls (a rank receives one PART per child, merged or
+ * forwarded, and the root merges everything it receives: merges +
+ * ceil(log2 P)), and the FWDs the roots received counted (their receives
+ * beyond one per child of the root): with random sleeps some must come,
+ * or the give-up path went untested.
+ *
  * usage: test_stress [--calls N] [--max-sleep US] [--alg NAME] [--seed S]
- *                    [--unexpected]
+ *                    [--unexpected] [--tree]
  * Exit status 0 when every call matched on every rank.
  */
 #include <stdint.h>
@@ -64,8 +72,9 @@ int main(int argc, char **argv) {
   unsigned long long seed = 1;
   const char *algname = "localredirect";
   pat_reduce_alg alg;
-  int rank, P, fails = 0, total = 0, status = 0, unexpected = 0;
-  int most_unexpected = 0, over = 0;
+  int rank, P, fails = 0, total = 0, status = 0, unexpected = 0, tree = 0;
+  int most_unexpected = 0, over = 0, log2p = 0;
+  long forwards = 0;
   enum { TRACE_CAP = 4096 };
   static pat_trace_event events[TRACE_CAP];
   long long *send, *recv, *ref;
@@ -85,11 +94,13 @@ int main(int argc, char **argv) {
       seed = strtoull(argv[++i], NULL, 10);
     else if (strcmp(argv[i], "--unexpected") == 0)
       unexpected = 1;
+    else if (strcmp(argv[i], "--tree") == 0)
+      unexpected = tree = 1;
     else {
       if (rank == 0)
         fprintf(stderr,
                 "usage: %s [--calls N] [--max-sleep US] [--alg NAME] "
-                "[--seed S] [--unexpected]\n",
+                "[--seed S] [--unexpected] [--tree]\n",
                 argv[0]);
       MPI_Finalize();
       return 2;
@@ -101,6 +112,8 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
+  while ((1 << log2p) < P)
+    log2p++;
   MPI_Op_create(affine, 0, &noncomm);
   send = malloc(MAXCOUNT * sizeof *send);
   recv = malloc(MAXCOUNT * sizeof *recv);
@@ -134,23 +147,35 @@ int main(int argc, char **argv) {
       bad = 1;
     if (unexpected) {
       size_t stored = 0, dropped = 0;
-      int merges = 0, early = 0;
+      int merges = 0, early = 0, recvs = 0, in_tree = tree && !use_noncomm;
+      int bound;
       if (pat_trace_stop(MPI_COMM_WORLD, &stored, &dropped) != MPI_SUCCESS ||
           dropped > 0)
         bad = 1;
       for (size_t e = 0; e < stored; e++) {
         merges += events[e].kind == PAT_TRACE_COMBINE;
         early += events[e].kind == PAT_TRACE_UNEXPECTED;
+        recvs += events[e].kind == PAT_TRACE_RECV;
       }
       most_unexpected = early > most_unexpected ? early : most_unexpected;
-      if (early > 4 * (merges + 1) + 2 * P) {
+      bound = in_tree ? merges + log2p : 4 * (merges + 1) + 2 * P;
+      if (early > bound) {
         if (over++ < 5)
           fprintf(stderr,
                   "test_stress: rank %d call %ld: %d messages there before "
-                  "their receive, above 4 (%d merges + 1) + 2 P\n",
-                  rank, k, early, merges);
+                  "their receive, above the bound %d (%d merges, %s)\n",
+                  rank, k, early, bound, merges, in_tree ? "tree" : "line");
         bad = 1;
       }
+      if (in_tree && rank == root && recvs < log2p) {
+        fprintf(stderr,
+                "test_stress: call %ld: the root received %d messages, "
+                "fewer than its %d children\n",
+                k, recvs, log2p);
+        bad = 1;
+      }
+      if (in_tree && rank == root)
+        forwards += recvs - log2p;
     }
     if (rank == root)
       for (int i = 0; i < count && !bad; i++)
@@ -170,11 +195,19 @@ int main(int argc, char **argv) {
   if (rank == 0)
     printf("test_stress: %s, P=%d, %d calls, max sleep %ld us: %d failed\n",
            algname, P, total, max_sleep, fails);
+  MPI_Allreduce(MPI_IN_PLACE, &forwards, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0 && unexpected)
     printf("test_stress: at most %d messages there before their receive in "
            "one call on one rank\n",
            most_unexpected);
-  status = fails != 0;
+  if (rank == 0 && tree)
+    printf("test_stress: %ld FWDs (given-up children's data) reached the "
+           "roots\n",
+           forwards);
+  status = fails != 0 || (tree && max_sleep > 0 && forwards == 0);
+  if (rank == 0 && tree && max_sleep > 0 && forwards == 0)
+    fprintf(stderr, "test_stress: no child was ever given up: the tree "
+                    "protocol's give-up path went untested\n");
   MPI_Op_free(&noncomm);
   free(send);
   free(recv);

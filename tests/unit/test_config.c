@@ -97,40 +97,52 @@ static void lr_patience_auto_seconds_or_error(void **state) {
   clear_var();
 }
 
-/* localredirect's protocol switch: 0 = never (the default), auto (< 0),
- * a size with the sizes' syntax; anything else an error naming the
- * variable. */
-static void lr_eager_auto_size_or_error(void **state) {
+/* localredirect's protocol switches (sizes): auto (< 0), a size with the
+ * sizes' syntax, 0 = never; anything else an error naming the variable.
+ * which: 0 PAT_REDUCE_LR_EAGER (default 0), 1 PAT_REDUCE_LR_TREE (default
+ * auto). */
+static long long lr_size(const pat_config *cfg, int which) {
+  const pat_lr_config *lr = pat_config_alg(cfg, PAT_REDUCE_ALG_LOCALREDIRECT);
+  return which ? lr->tree : lr->eager;
+}
+
+static void lr_size_var(const char *name, int which, long long fallback) {
   pat_config cfg;
   const char *bad[] = {"-1", "big", "4Q", "1.5", "9999999G"};
-  const pat_lr_config *lr;
-  (void)state;
-  only_var("PAT_REDUCE_LR_EAGER");
+  char want[64];
+  only_var(name);
   pat_config_parse(&cfg, fake_getenv);
-  lr = pat_config_alg(&cfg, PAT_REDUCE_ALG_LOCALREDIRECT);
   assert_int_equal(cfg.error, PAT_SUCCESS);
-  assert_int_equal(lr->eager, 0); /* never, by default */
+  assert_true(lr_size(&cfg, which) == fallback);
   fake_env[2][1] = "auto";
   pat_config_parse(&cfg, fake_getenv);
-  lr = pat_config_alg(&cfg, PAT_REDUCE_ALG_LOCALREDIRECT);
-  assert_true(lr->eager < 0);
+  assert_true(lr_size(&cfg, which) < 0);
   fake_env[2][1] = "4K";
   pat_config_parse(&cfg, fake_getenv);
-  lr = pat_config_alg(&cfg, PAT_REDUCE_ALG_LOCALREDIRECT);
   assert_int_equal(cfg.error, PAT_SUCCESS);
-  assert_int_equal(lr->eager, 4096);
+  assert_true(lr_size(&cfg, which) == 4096);
   fake_env[2][1] = "0";
   pat_config_parse(&cfg, fake_getenv);
-  lr = pat_config_alg(&cfg, PAT_REDUCE_ALG_LOCALREDIRECT);
-  assert_int_equal(lr->eager, 0);
+  assert_true(lr_size(&cfg, which) == 0);
+  snprintf(want, sizeof want, "%s=", name);
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     fake_env[2][1] = bad[i];
     pat_config_parse(&cfg, fake_getenv);
     assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
-    assert_non_null(strstr(cfg.why, "PAT_REDUCE_LR_EAGER="));
+    assert_non_null(strstr(cfg.why, want));
     assert_non_null(strstr(cfg.why, "valid: auto, 0 (never)"));
   }
   clear_var();
+}
+
+static void lr_eager_auto_size_or_error(void **state) {
+  (void)state;
+  lr_size_var("PAT_REDUCE_LR_EAGER", 0, 0); /* never, by default */
+}
+
+static void lr_tree_auto_size_or_error(void **state) {
+  (void)state;
+  lr_size_var("PAT_REDUCE_LR_TREE", 1, -1); /* auto, by default */
 }
 
 static void exchange_interval_zero_is_never(void **state) {
@@ -616,6 +628,7 @@ int main(void) {
       cmocka_unit_test(defaults_when_unset_or_empty),
       cmocka_unit_test(lr_patience_auto_seconds_or_error),
       cmocka_unit_test(lr_eager_auto_size_or_error),
+      cmocka_unit_test(lr_tree_auto_size_or_error),
       cmocka_unit_test(exchange_interval_zero_is_never),
       cmocka_unit_test(algorithm_by_name_any_case),
       cmocka_unit_test(unknown_algorithm_lists_valid_names),
