@@ -71,9 +71,9 @@
  * over) is model-checked with SPIN: tests/spin/localredirect.pml.
  *
  * Commutative calls.  Up to PAT_REDUCE_LR_TREE bytes (default auto:
- * contiguous datatypes while the root's ceil(log2 P) + 1 messages fit in
- * 64 MiB, others up to the configured model's alpha / beta, 5.4 KiB for
- * CURIE) they run the tree protocol (tree.c: binomial's tree, a late child
+ * contiguous datatypes while the root's 2 ceil(log2 P) + 1 messages fit
+ * in 64 MiB, others up to the configured model's alpha / beta, 5.4 KiB
+ * for CURIE) they run the tree protocol (tree.c: binomial's tree, a late child
  * given up and its data forwarded to the root, one message per merge).
  * Any other call of up to PAT_REDUCE_LR_EAGER bytes (default 0: never)
  * runs the line's small-message protocol (eager.c: the partial travels
@@ -83,9 +83,11 @@
  * Tunables: PAT_REDUCE_LR_PATIENCE (seconds, or auto: this rank's smoothed
  * time of one transfer of the message on this communicator, kept in the
  * algorithm's per-communicator state; the tree protocol's slack),
- * PAT_REDUCE_LR_EAGER and PAT_REDUCE_LR_TREE (bytes, 0 or auto: the
- * configured model's alpha / beta), parsed here (lr_parse).
+ * PAT_REDUCE_LR_EAGER and PAT_REDUCE_LR_TREE (bytes, 0, or auto: for
+ * the line's eager protocol the configured model's alpha / beta; for the
+ * tree, takes_tree below), parsed here (lr_parse).
  */
+#include <limits.h>
 #include <math.h>
 #ifdef PATREDUCE_SMPI
 #include <smpi/smpi.h>
@@ -692,8 +694,8 @@ static const pat_env_var lr_env[] = {
      "localredirect: commutative calls of at most this many bytes (K, M "
      "suffixes) run the tree protocol (binomial's tree, a late child given "
      "up and its data forwarded to the root: no handshake, no redirect); "
-     "0: never; auto = contiguous datatypes while the root's ceil(log2 P) + "
-     "1 messages fit in 64 MiB, other datatypes (packed) up to the "
+     "0: never; auto = contiguous datatypes while the root's 2 ceil(log2 "
+     "P) + 1 messages fit in 64 MiB, other datatypes (packed) up to the "
      "configured model's alpha / beta bytes (5.4 KiB for the CURIE-like "
      "reference)",
      /* chooses the protocol: every rank must run the same */
@@ -746,25 +748,27 @@ static double small_limit(long long set) {
   return m->beta > 0 ? m->alpha / m->beta : 0;
 }
 
-/* The root of the tree protocol holds a message per child at once. */
+/* The tree protocol's root holds a message per child and up to
+ * ceil(log2 P) + 1 FWDs at once. */
 #define TREE_AUTO_BYTES (64.0 * 1024 * 1024)
 
-/* Whether a call runs the tree protocol: a commutative op and, for
- * PAT_REDUCE_LR_TREE=auto, a contiguous datatype whose messages for the
- * root's ceil(log2 P) children and its own fit in 64 MiB (measured faster
- * than the line's protocols at every such size, in SMPI and on the 2-core
- * machine), or any datatype up to alpha / beta bytes (others are packed,
- * a copy per hop).  The same on every rank. */
+/* Whether a call runs the tree protocol: a commutative op, a message
+ * whose header and data fit an int count, and, for
+ * PAT_REDUCE_LR_TREE=auto, a contiguous datatype whose 2 ceil(log2 P) + 1
+ * messages at the root fit in 64 MiB (measured faster than the line's
+ * protocols at every such size, in SMPI and on the 2-core machine), or any
+ * datatype up to alpha / beta bytes (others are packed, a copy per hop).
+ * The same on every rank. */
 static int takes_tree(long long set, int commutative, int contiguous,
                       double bytes, int P) {
   int levels = 0;
-  if (!commutative || !(bytes > 0))
+  if (!commutative || !(bytes > 0) || bytes + 4.0 * P + 64 > (double)INT_MAX)
     return 0;
   if (set >= 0 || !contiguous)
     return bytes <= small_limit(set);
   while (levels < 31 && (1 << levels) < P)
     levels++;
-  return (levels + 1) * bytes <= TREE_AUTO_BYTES;
+  return (2 * levels + 1) * bytes <= TREE_AUTO_BYTES;
 }
 
 /* The handshake protocol (this file's). */

@@ -1,6 +1,7 @@
 /*
  * What localredirect's protocols share (localredirect.c: the handshake
- * protocol and the row; eager.c and tree.c: the small-message protocols):
+ * protocol and the row; eager.c: the line's small-message protocol;
+ * tree.c: the tree protocol for commutative ops):
  * the line of positions, the control messages' outbox, receives that
  * tell the trace when their message was there first, and the patience.
  */
@@ -77,7 +78,7 @@ void pat_lr_observe(const pat_call *c, double seconds);
 double pat_lr_tree_slack(const pat_call *c, double unit);
 void pat_lr_tree_learn(const pat_call *c, double unit, int premature);
 
-/* The small-message protocols: the line's (eager.c), the tree's for
+/* The line's small-message protocol (eager.c) and the tree protocol for
  * commutative ops (tree.c). */
 int pat_lr_eager_run(const pat_call *c);
 int pat_lr_tree_run(const pat_call *c);

@@ -29,7 +29,9 @@
  * queue and no message of one call can match a receive of another.
  * Model-checked with SPIN (tests/spin/localredirect_tree.pml: no deadlock,
  * every contribution exactly once at the root, each message received in
- * its own call, nothing left over; P = 3..5, two calls back to back).
+ * its own call, nothing left over; P = 3..5 with two calls back to back,
+ * and P = 8 with one call, where a given-up rank has children of its own,
+ * so FWDs carry lists and one parent forwards two children).
  *
  * Due times.  Child j's subtree (2^j ranks at most) completes j rounds
  * after it starts and its PART takes one more, so it is due at
@@ -49,9 +51,12 @@
  * Cost.  Balanced: binomial's ceil(log2 P) (alpha + m beta + m gamma),
  * plus a header of 16 bytes.  One rank late by delta: max(ceil(log2 P)
  * rounds + its parent's wait, delta + 2 rounds) against binomial's
- * delta + (rounds above it).  Memory: a message per child at once (the
- * root: ceil(log2 P) + 1 messages; PAT_REDUCE_LR_TREE=auto keeps that
- * under 64 MiB).  Measured (SMPI, CURIE-like, median of 7, one rank late
+ * delta + (rounds above it).  Memory: a message per child at once and
+ * its own; the root also up to ceil(log2 P) + 1 FWDs at once (it posts
+ * their receives that many at a time, each buffer freed once merged; a
+ * FWD not posted yet waits at its sender, whom no one else waits for):
+ * 2 ceil(log2 P) + 1 messages, which PAT_REDUCE_LR_TREE=auto keeps under
+ * 64 MiB.  Measured (SMPI, CURIE-like, median of 7, one rank late
  * by 1x / 2x binomial's balanced time; `scripts/smpi-run P curie patbench
  * -q -a binomial,localredirect --sizes 8,4K,64K,1M --pattern none
  * --pattern single --imbalance 1x,2x --reps 8 --warmup 2`): P = 128,
@@ -120,7 +125,11 @@ typedef struct lrt {
   MPI_Request *rq;
   lrt_req *meta;
   int nrq, caprq;
-  int sent, owed; /* our PART is out; FWDs the root still waits for */
+  int sent;
+  /* the root: the ranks whose FWDs it waits for and has not posted a
+   * receive for yet (at most window receives are posted at once, so it
+   * holds at most window FWDs besides its children's PARTs) */
+  int *fwdq, nfwdq, capfwdq, fwd_live, window;
   /* the partial: acc (the send buffer until something is merged; then
    * a raw message's own data, or a temporary), and two temporaries for
    * packed messages (the partial, what arrives), the communicator's */
@@ -142,8 +151,6 @@ typedef struct lrt {
   lrt_kid kid[32];
   MPI_Request rq_inline[LRT_INLINE];
   lrt_req meta_inline[LRT_INLINE];
-  /* the arena of a small call (aligned for any element type) */
-  _Alignas(16) char arena_inline[1024];
 } lrt;
 
 static int rank_of(const lrt *s, int v) { return (v + s->call->root) % s->P; }
@@ -209,16 +216,38 @@ static int post_recv(lrt *s, int what, int who, int from, char *buf, int heap,
                            s->call->tag + tag, &s->rq[slot]);
 }
 
-/* The root's receive of a FWD from x (a list up to x's subtree). */
-static int expect_fwd(lrt *s, int x) {
-  int size, rc = packed_size(s, subtree(x, s->P), &size);
-  char *buf = rc == MPI_SUCCESS ? malloc((size_t)size) : NULL;
-  if (rc == MPI_SUCCESS && buf == NULL)
-    rc = MPI_ERR_NO_MEM;
-  if (rc == MPI_SUCCESS)
-    rc = post_recv(s, R_FWD_IN, -1, x, buf, 1, size, TAG_FWD);
-  s->owed += rc == MPI_SUCCESS;
+/* The root posts receives for the FWDs it waits for, oldest first, while
+ * fewer than window are posted (a list up to the forwarder's subtree).
+ * One not posted yet waits at its sender (or in MPI's buffer), whom no
+ * one else waits for. */
+static int post_fwds(lrt *s) {
+  int rc = MPI_SUCCESS;
+  while (rc == MPI_SUCCESS && s->fwd_live < s->window && s->nfwdq > 0) {
+    int x = s->fwdq[--s->nfwdq], size;
+    char *buf = NULL;
+    rc = packed_size(s, subtree(x, s->P), &size);
+    if (rc == MPI_SUCCESS && (buf = malloc((size_t)size)) == NULL)
+      rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+      rc = post_recv(s, R_FWD_IN, -1, x, buf, 1, size, TAG_FWD);
+    s->fwd_live += rc == MPI_SUCCESS;
+  }
   return rc;
+}
+
+/* The root owes a receive to a FWD from x. */
+static int expect_fwd(lrt *s, int x) {
+  if (s->nfwdq == s->capfwdq) {
+    int cap = s->capfwdq ? 2 * s->capfwdq : 8;
+    int *q = realloc(s->fwdq, (size_t)cap * sizeof *q);
+    if (q == NULL)
+      return MPI_ERR_NO_MEM;
+    s->fwdq = q;
+    s->capfwdq = cap;
+  }
+  /* a stack: the order among FWDs does not matter (the op commutes) */
+  s->fwdq[s->nfwdq++] = x;
+  return post_fwds(s);
 }
 
 /* The two temporaries a packed message is unpacked into, from the
@@ -348,10 +377,12 @@ static int ready(const lrt *s) {
   return 1;
 }
 
+/* When ready() turns true with no message: the latest due time of the
+ * children still waited for. */
 static double next_due(const lrt *s) {
-  double d = 1.0 / 0.0;
+  double d = -1.0 / 0.0;
   for (int j = 0; j < s->nkids; j++)
-    if (s->kid[j].state == K_WAIT && s->kid[j].due < d)
+    if (s->kid[j].state == K_WAIT && s->kid[j].due > d)
       d = s->kid[j].due;
   return d;
 }
@@ -370,8 +401,13 @@ static int on_done(lrt *s, int i, const MPI_Status *st) {
   if (rc != MPI_SUCCESS)
     return rc;
   if (m->what == R_FWD_IN) {
-    s->owed--;
-    return merge(s, m->buf, len);
+    char *buf = m->buf;
+    rc = merge(s, buf, len); /* may post receives: m may move */
+    free(buf);
+    s->meta[i].buf = NULL;
+    s->meta[i].heap = 0;
+    s->fwd_live--;
+    return rc == MPI_SUCCESS ? post_fwds(s) : rc;
   }
   if (k->state == K_WAIT) {
     k->state = K_MERGED;
@@ -395,7 +431,7 @@ static int on_done(lrt *s, int i, const MPI_Status *st) {
 
 /* Done: our PART out (the root sends none) and nothing pending. */
 static int finished(const lrt *s) {
-  if (s->v != 0 && !s->sent)
+  if ((s->v != 0 && !s->sent) || s->nfwdq > 0)
     return 0;
   for (int i = 0; i < s->nrq; i++)
     if (s->rq[i] != MPI_REQUEST_NULL)
@@ -409,7 +445,7 @@ static int next_event(lrt *s) {
   int rc, idx = MPI_UNDEFINED, got = 0;
   MPI_Status st;
   double deadline = s->v != 0 && !s->sent ? next_due(s) : 1.0 / 0.0;
-  if (deadline < 1.0 / 0.0) {
+  if (deadline < 1.0 / 0.0) { /* -inf: nothing waited for, a send is out */
     rc = pat_lr_poll(s->nrq, s->rq, deadline, s->unit / 32, &idx, &got, &st);
     if (rc != MPI_SUCCESS || !got)
       return rc; /* the due time: the loop gives the child up */
@@ -421,8 +457,10 @@ static int next_event(lrt *s) {
   return on_done(s, idx, &st);
 }
 
-/* The arena: each child's PART and our own (a list up to our subtree),
- * our list. */
+/* The arena (the communicator's scratch, else the heap: never this
+ * call's stack, as after an error a send may still read it): each child's
+ * PART and our own (a list up to our subtree; the root sends none), our
+ * list. */
 static int start(lrt *s) {
   const pat_call *c = s->call;
   int low = s->v == 0 ? s->P : (s->v & -s->v), rc = MPI_SUCCESS;
@@ -448,12 +486,12 @@ static int start(lrt *s) {
   }
   if (rc != MPI_SUCCESS)
     return rc;
-  total = (total + (size_t)s->sendcap + 15) / 16 * 16;
+  if (s->v != 0)
+    total += (size_t)s->sendcap;
   at = total;
   total += (size_t)(subtree(s->v, s->P) + 1) * sizeof(int);
-  if (total <= sizeof s->arena_inline)
-    s->arena = s->arena_inline;
-  else if (c->state != NULL)
+  s->window = s->nkids + 1;
+  if (c->state != NULL)
     s->arena = pat_comm_state_scratch_take(c->state, PAT_SCRATCH_EXEC, total);
   if (s->arena == NULL) {
     s->arena = malloc(total);
@@ -475,7 +513,7 @@ static int start(lrt *s) {
                    TAG_PART);
     at += (size_t)s->sendcap;
   }
-  s->sendbuf = s->arena + at;
+  s->sendbuf = s->v != 0 ? s->arena + at : NULL;
   return rc;
 }
 
@@ -501,9 +539,10 @@ static void finish(lrt *s) {
     free(s->rq);
     free(s->meta);
   }
+  free(s->fwdq);
   if (!busy && s->arena_heap)
     free(s->arena);
-  else if (!busy && s->arena != NULL && s->arena != s->arena_inline)
+  else if (!busy && s->arena != NULL)
     pat_comm_state_scratch_give(s->call->state, PAT_SCRATCH_EXEC, s->arena);
   if (!busy) {
     pat_tmpbuf_free(&s->tmp[0]);

@@ -24,8 +24,12 @@
  * beyond one per child of the root): with random sleeps some must come,
  * or the give-up path went untested.
  *
+ * --gappy: the commutative calls reduce a datatype with gaps (one long
+ * long per 16 bytes) with a user-defined sum, so that the tree protocol
+ * packs its messages (MPI_Pack) instead of sending them raw.
+ *
  * usage: test_stress [--calls N] [--max-sleep US] [--alg NAME] [--seed S]
- *                    [--unexpected] [--tree]
+ *                    [--unexpected] [--tree] [--gappy]
  * Exit status 0 when every call matched on every rank.
  */
 #include <stdint.h>
@@ -55,6 +59,20 @@ static void affine(void *in, void *inout, int *len, MPI_Datatype *type) {
   }
 }
 
+/* inout += in for elements one long long per 16 bytes (the gappy type). */
+static void gappy_sum(void *in, void *inout, int *len, MPI_Datatype *type) {
+  const char *x = in;
+  char *y = inout;
+  (void)type;
+  for (int i = 0; i < *len; i++) {
+    long long a, b;
+    memcpy(&a, x + 16 * i, sizeof a);
+    memcpy(&b, y + 16 * i, sizeof b);
+    b = (a + b) % MOD;
+    memcpy(y + 16 * i, &b, sizeof b);
+  }
+}
+
 static uint64_t mix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -73,6 +91,9 @@ int main(int argc, char **argv) {
   const char *algname = "localredirect";
   pat_reduce_alg alg;
   int rank, P, fails = 0, total = 0, status = 0, unexpected = 0, tree = 0;
+  int gappy = 0;
+  MPI_Datatype gappy_type;
+  MPI_Op gappy_op;
   int most_unexpected = 0, over = 0, log2p = 0;
   long forwards = 0;
   enum { TRACE_CAP = 4096 };
@@ -96,11 +117,13 @@ int main(int argc, char **argv) {
       unexpected = 1;
     else if (strcmp(argv[i], "--tree") == 0)
       unexpected = tree = 1;
+    else if (strcmp(argv[i], "--gappy") == 0)
+      gappy = 1;
     else {
       if (rank == 0)
         fprintf(stderr,
                 "usage: %s [--calls N] [--max-sleep US] [--alg NAME] "
-                "[--seed S] [--unexpected] [--tree]\n",
+                "[--seed S] [--unexpected] [--tree] [--gappy]\n",
                 argv[0]);
       MPI_Finalize();
       return 2;
@@ -115,9 +138,12 @@ int main(int argc, char **argv) {
   while ((1 << log2p) < P)
     log2p++;
   MPI_Op_create(affine, 0, &noncomm);
-  send = malloc(MAXCOUNT * sizeof *send);
-  recv = malloc(MAXCOUNT * sizeof *recv);
-  ref = malloc(MAXCOUNT * sizeof *ref);
+  MPI_Op_create(gappy_sum, 1, &gappy_op);
+  MPI_Type_create_resized(MPI_LONG_LONG, 0, 16, &gappy_type);
+  MPI_Type_commit(&gappy_type);
+  send = malloc(2 * MAXCOUNT * sizeof *send);
+  recv = malloc(2 * MAXCOUNT * sizeof *recv);
+  ref = malloc(2 * MAXCOUNT * sizeof *ref);
 
   for (long k = 0; k < calls; k++) {
     uint64_t h = mix(seed * 1000003ULL + (uint64_t)k);
@@ -126,24 +152,25 @@ int main(int argc, char **argv) {
     int count = 2 * (1 + (int)((h >> 12) % (big ? MAXCOUNT / 2 : 8)));
     int use_noncomm = (h >> 32) & 1;
     int in_place = rank == root && k % 3 == 0;
-    MPI_Op op = use_noncomm ? noncomm : MPI_SUM;
-    int bad = 0;
-    for (int i = 0; i < count; i++)
+    MPI_Op op = use_noncomm ? noncomm : gappy ? gappy_op : MPI_SUM;
+    MPI_Datatype type = !use_noncomm && gappy ? gappy_type : MPI_LONG_LONG;
+    int stride = type == gappy_type ? 2 : 1, bad = 0;
+    for (int i = 0; i < count * stride; i++)
       send[i] = (long long)(mix(h ^ (uint64_t)(rank * 7919 + i)) % MOD);
     /* the reference, on the same data */
-    PMPI_Reduce(send, ref, count, MPI_LONG_LONG, op, root, MPI_COMM_WORLD);
+    memset(ref, 0, (size_t)(count * stride) * sizeof *ref);
+    PMPI_Reduce(send, ref, count, type, op, root, MPI_COMM_WORLD);
     if (max_sleep > 0)
       sleep_us((long)(mix(h + (uint64_t)rank) % (uint64_t)(max_sleep + 1)));
     if (in_place)
-      memcpy(recv, send, (size_t)count * sizeof *recv);
+      memcpy(recv, send, (size_t)(count * stride) * sizeof *recv);
     else
-      memset(recv, 0xff, (size_t)count * sizeof *recv);
+      memset(recv, 0xff, (size_t)(count * stride) * sizeof *recv);
     if (unexpected &&
         pat_trace_start(MPI_COMM_WORLD, events, TRACE_CAP) != MPI_SUCCESS)
       bad = 1;
-    if (pat_reduce_using(alg, in_place ? MPI_IN_PLACE : send, recv, count,
-                         MPI_LONG_LONG, op, root,
-                         MPI_COMM_WORLD) != MPI_SUCCESS)
+    if (pat_reduce_using(alg, in_place ? MPI_IN_PLACE : send, recv, count, type,
+                         op, root, MPI_COMM_WORLD) != MPI_SUCCESS)
       bad = 1;
     if (unexpected) {
       size_t stored = 0, dropped = 0;
@@ -179,12 +206,15 @@ int main(int argc, char **argv) {
     }
     if (rank == root)
       for (int i = 0; i < count && !bad; i++)
-        bad = recv[i] != ref[i];
+        bad = recv[i * stride] != ref[i * stride];
     if (bad && fails < 5)
       fprintf(stderr,
               "test_stress: rank %d call %ld (root %d count %d %s%s) "
               "differs from PMPI_Reduce\n",
-              rank, k, root, count, use_noncomm ? "affine" : "sum",
+              rank, k, root, count,
+              use_noncomm ? "affine"
+              : gappy     ? "gappy sum"
+                          : "sum",
               in_place ? " in place" : "");
     fails += bad;
     total++;
@@ -209,6 +239,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "test_stress: no child was ever given up: the tree "
                     "protocol's give-up path went untested\n");
   MPI_Op_free(&noncomm);
+  MPI_Op_free(&gappy_op);
+  MPI_Type_free(&gappy_type);
   free(send);
   free(recv);
   free(ref);

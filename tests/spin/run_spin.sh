@@ -1,13 +1,15 @@
 #!/bin/sh
 # Model-checks the localredirect protocol with SPIN.
-# usage: run_spin.sh MODEL N [MUTANT]
+# usage: run_spin.sh MODEL N [MUTANT [DEFINES]]
 #   MUTANT 0 (default): the protocol must verify without any error;
-#   MUTANT k > 0: a seeded bug (see the model) that SPIN must catch.
+#   MUTANT k > 0: a seeded bug (see the model) that SPIN must catch;
+#   DEFINES: more -D options for the model (e.g. -DCALLS=1).
 # Exit 77 (skipped by ctest) when spin is not installed.
 set -eu
 model=$1
 n=$2
 mutant=${3:-0}
+defines=${4:-}
 if ! command -v spin >/dev/null 2>&1; then
   echo "SKIPPED: spin is not installed (Debian package 'spin';" \
     "scripts/install-deps.sh installs it)"
@@ -17,7 +19,8 @@ cc=${PAT_SPIN_CC:-cc}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cd "$dir"
-spin -a -DN="$n" -DMUTANT="$mutant" "$model" >spin.log
+# shellcheck disable=SC2086  # DEFINES is a list of options
+spin -a -DN="$n" -DMUTANT="$mutant" $defines "$model" >spin.log
 # COLLAPSE compresses states (N=5: ~15 million, ~1.4 GB, ~25 s)
 $cc -O2 -DCOLLAPSE -DVECTORSZ=4096 -o pan pan.c
 ./pan -m400000 -w26 >pan.log 2>&1 || true

@@ -447,7 +447,7 @@ static void fingerprints_cover_what_shapes_communication(void **state) {
  * table rows that follow the line containing marker. */
 static int readme_table(const char *marker, char names[][64], int max) {
   FILE *f = fopen(PAT_README, "r");
-  char line[1024];
+  char line[8192]; /* table rows are long lines */
   int n = 0, in_table = 0, found = 0;
   assert_non_null(f);
   while (fgets(line, sizeof line, f)) {
