@@ -62,9 +62,9 @@
  * --pattern single --imbalance 1x,2x --reps 8 --warmup 2`): P = 128,
  * balanced 1.01x binomial at 8 B and 1.02x at 4 KiB, one late rank 1.51x /
  * 1.31x faster than binomial at 8 B, 1.55x / 1.32x at 4 KiB; P = 1024:
- * 1.02x / 1.01x balanced, 1.62x / 1.36x and 1.66x / 1.37x late (the line's
+ * 1.02x / 1.01x balanced, 1.61x / 1.36x and 1.66x / 1.37x late (the line's
  * handshake: 3.0x / 2.0x binomial balanced at P = 128).  The larger sizes
- * are in the README.
+ * and Open MPI on 2 cores are in the README (Status).
  *
  * Unexpected messages (thesis 5.4.2): a rank receives per call one PART
  * per child (at most ceil(log2 P)) and, at the root only, one FWD per
