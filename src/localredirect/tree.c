@@ -505,7 +505,8 @@ static int start(lrt *s) {
   if (s->v == 0) {
     s->acc = c->recvbuf;
     if (c->sendbuf != c->recvbuf)
-      rc = pat_local_copy(c->sendbuf, c->recvbuf, c->count, c->datatype);
+      rc = pat_local_copy_info(c->sendbuf, c->recvbuf, c->count, c->datatype,
+                               &c->type);
   }
   at = 0;
   for (int j = 0; rc == MPI_SUCCESS && j < s->nkids; j++) {
