@@ -903,8 +903,9 @@ static double lr_estimate(const pat_sched_params *p) {
 const pat_alg_row pat_alg_localredirect = {
     .id = PAT_REDUCE_ALG_LOCALREDIRECT,
     .name = "localredirect",
-    .description = "dynamic handshake/redirect protocol along a line: "
-                   "absorbs imbalance without prediction (thesis Alg. 9)",
+    .description = "absorbs imbalance without prediction: binomial's tree "
+                   "that gives late children up (commutative ops), else "
+                   "handshake/redirect along a line (thesis Alg. 9)",
     .run = localredirect_run,
     .estimate = lr_estimate,
     .never_below = &pat_alg_binomial,
