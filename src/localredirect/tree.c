@@ -54,11 +54,13 @@
  * delta + (rounds above it).  Memory: a message per child at once and
  * its own; the root also up to ceil(log2 P) + 1 FWDs at once (it posts
  * their receives that many at a time, each buffer freed once merged; a
- * FWD not posted yet waits at its sender, whom no one else waits for):
- * 2 ceil(log2 P) + 1 messages, which PAT_REDUCE_LR_TREE=auto keeps under
- * 64 MiB.  Measured (SMPI, CURIE-like, median of 7, one rank late
- * by 1x / 2x binomial's balanced time; `scripts/smpi-run P curie patbench
- * -q -a binomial,localredirect --sizes 8,4K,64K,1M --pattern none
+ * FWD not posted yet waits at its sender, or, below MPI's eager limit,
+ * in MPI's own buffer): 2 ceil(log2 P) + 1 messages of the library's,
+ * which PAT_REDUCE_LR_TREE=auto keeps under 64 MiB.  The root's request
+ * array keeps a slot per FWD (not reused), so with many late ranks each
+ * of its waits scans O(P) slots.  Measured (SMPI, CURIE-like, median of 7, one
+ * rank late by 1x / 2x binomial's balanced time; `scripts/smpi-run P curie
+ * patbench -q -a binomial,localredirect --sizes 8,4K,64K,1M --pattern none
  * --pattern single --imbalance 1x,2x --reps 8 --warmup 2`): P = 128,
  * balanced 1.01x binomial at 8 B and 1.02x at 4 KiB, one late rank 1.51x /
  * 1.31x faster than binomial at 8 B, 1.55x / 1.32x at 4 KiB; P = 1024:
@@ -69,7 +71,8 @@
  * Unexpected messages (thesis 5.4.2): a rank receives per call one PART
  * per child (at most ceil(log2 P)) and, at the root only, one FWD per
  * given-up rank; every PART's receive is posted at the call's start, a
- * FWD's as soon as its list entry is merged.  So a non-root rank holds at
+ * FWD's once its list entry is merged and fewer than ceil(log2 P) + 1
+ * FWD receives are posted.  So a non-root rank holds at
  * most ceil(log2 P) messages nobody waits for yet, the root at most
  * P - 1 in one call (every message it receives carries contributions no
  * other does), a bound the stress test checks
@@ -216,10 +219,11 @@ static int post_recv(lrt *s, int what, int who, int from, char *buf, int heap,
                            s->call->tag + tag, &s->rq[slot]);
 }
 
-/* The root posts receives for the FWDs it waits for, oldest first, while
- * fewer than window are posted (a list up to the forwarder's subtree).
- * One not posted yet waits at its sender (or in MPI's buffer), whom no
- * one else waits for. */
+/* The root posts receives for the FWDs it waits for, newest first (a
+ * stack: the order does not matter), while fewer than window are posted
+ * (a list up to the forwarder's subtree).  One not posted yet waits at
+ * its sender (a message above MPI's eager limit) or in MPI's buffer at
+ * the root; its sender waits for nothing else in this call. */
 static int post_fwds(lrt *s) {
   int rc = MPI_SUCCESS;
   while (rc == MPI_SUCCESS && s->fwd_live < s->window && s->nfwdq > 0) {
