@@ -51,16 +51,20 @@
  * Cost.  Balanced: binomial's ceil(log2 P) (alpha + m beta + m gamma),
  * plus a header of 16 bytes.  One rank late by delta: max(ceil(log2 P)
  * rounds + its parent's wait, delta + 2 rounds) against binomial's
- * delta + (rounds above it).  Memory: a message per child at once and
- * its own; the root also up to ceil(log2 P) + 1 FWDs at once (it posts
- * their receives that many at a time, each buffer freed once merged; a
- * FWD not posted yet waits at its sender, or, below MPI's eager limit,
- * in MPI's own buffer): 2 ceil(log2 P) + 1 messages of the library's,
- * which PAT_REDUCE_LR_TREE=auto keeps under 64 MiB.  The root's request
- * array keeps a slot per FWD (not reused), so with many late ranks each
- * of its waits scans O(P) slots.  Measured (SMPI, CURIE-like, median of 7, one
- * rank late by 1x / 2x binomial's balanced time; `scripts/smpi-run P curie
- * patbench -q -a binomial,localredirect --sizes 8,4K,64K,1M --pattern none
+ * delta + (rounds above it).  Many ranks late at once: their FWDs queue at
+ * the root, which receives and combines them one by one, k late ranks
+ * about k (alpha + m beta + m gamma) after they arrive, where binomial
+ * combines them in its tree (measured in localredirect.c, takes_tree: why
+ * PAT_REDUCE_LR_TREE=auto stops at alpha / beta bytes).  Memory: a message per
+ * child at once and its own; the root also up to ceil(log2 P) + 1 FWDs at once
+ * (it posts their receives that many at a time, each buffer freed once merged;
+ * a FWD not posted yet waits at its sender, or, below MPI's eager limit, in
+ * MPI's own buffer): 2 ceil(log2 P) + 1 messages of the library's; a merged
+ * FWD's request slot is taken by the next, so the root's waits scan its
+ * children and the window, whatever P.  Measured (SMPI, CURIE-like, median of
+ * 7, one rank late by 1x / 2x binomial's balanced time; `scripts/smpi-run P
+ * curie patbench -q -a binomial,localredirect --sizes 8,4K,64K,1M --pattern
+ * none
  * --pattern single --imbalance 1x,2x --reps 8 --warmup 2`): P = 128,
  * balanced 1.01x binomial at 8 B and 1.02x at 4 KiB, one late rank 1.51x /
  * 1.31x faster than binomial at 8 B, 1.55x / 1.32x at 4 KiB; P = 1024:
@@ -178,6 +182,16 @@ static int packed_size(const lrt *s, int n, int *size) {
 /* A new request slot for buf (heap: freed with the slot). */
 static int add_request(lrt *s, int what, int who, char *buf, int heap,
                        int *slot) {
+  /* a FWD's receive takes the slot of one already merged (the root's
+   * array stays at its children and a window of FWDs, whatever P) */
+  for (int i = 0; what == R_FWD_IN && i < s->nrq; i++)
+    if (s->meta[i].what == R_FWD_IN && s->rq[i] == MPI_REQUEST_NULL &&
+        s->meta[i].buf == NULL) {
+      *slot = i;
+      s->meta[i] =
+          (lrt_req){buf, what, who, heap, s->tracing ? PMPI_Wtime() : 0.0};
+      return MPI_SUCCESS;
+    }
   if (s->nrq == s->caprq) {
     int cap = 2 * s->caprq;
     MPI_Request *rq = malloc((size_t)cap * sizeof *rq);
