@@ -700,11 +700,28 @@ static const pat_env_var lr_env[] = {
      0, PAT_SCOPE_ROWS + PAT_REDUCE_ALG_LOCALREDIRECT},
     {NULL, NULL, NULL, 0, 0}};
 
+/* One of the protocol switches (a size, or auto: -1) into *out; an error
+ * says why unless an earlier one has (said). */
+static int lr_parse_size(const pat_env_var *var,
+                         const char *(*get)(const char *), long long *out,
+                         char *why, size_t whylen, int said) {
+  const char *v = pat_env_value(var, get);
+  *out = -1;
+  if (strcasecmp(v, "auto") == 0 || pat_parse_bytes(v, 1LL << 40, out) == 1)
+    return PAT_SUCCESS;
+  if (!said)
+    snprintf(why, whylen,
+             "%s=%s is not a size; valid: auto, 0 (never), or bytes with an "
+             "optional K, M or G suffix, e.g. 4K",
+             var->name, v);
+  return PAT_ERR_BAD_ENV;
+}
+
 static int lr_parse(void *config, const char *(*get)(const char *), char *why,
                     size_t whylen) {
   pat_lr_config *cfg = config;
   const char *v = pat_env_value(&lr_env[0], get);
-  int err = PAT_SUCCESS;
+  int err, err2;
   cfg->patience = -1.0;
   if (strcasecmp(v, "auto") != 0 && !pat_parse_seconds(v, &cfg->patience)) {
     snprintf(why, whylen,
@@ -713,27 +730,10 @@ static int lr_parse(void *config, const char *(*get)(const char *), char *why,
              lr_env[0].name, v);
     return PAT_ERR_BAD_ENV;
   }
-  v = pat_env_value(&lr_env[1], get);
-  cfg->eager = -1;
-  if (strcasecmp(v, "auto") != 0 &&
-      pat_parse_bytes(v, 1LL << 40, &cfg->eager) != 1) {
-    snprintf(why, whylen,
-             "%s=%s is not a size; valid: auto, 0 (never), or bytes with an "
-             "optional K, M or G suffix, e.g. 4K",
-             lr_env[1].name, v);
-    err = PAT_ERR_BAD_ENV;
-  }
-  v = pat_env_value(&lr_env[2], get);
-  cfg->tree = -1;
-  if (strcasecmp(v, "auto") != 0 &&
-      pat_parse_bytes(v, 1LL << 40, &cfg->tree) != 1 && err == PAT_SUCCESS) {
-    snprintf(why, whylen,
-             "%s=%s is not a size; valid: auto, 0 (never), or bytes with an "
-             "optional K, M or G suffix, e.g. 4K",
-             lr_env[2].name, v);
-    err = PAT_ERR_BAD_ENV;
-  }
-  return err;
+  err = lr_parse_size(&lr_env[1], get, &cfg->eager, why, whylen, 0);
+  err2 = lr_parse_size(&lr_env[2], get, &cfg->tree, why, whylen,
+                       err != PAT_SUCCESS);
+  return err != PAT_SUCCESS ? err : err2;
 }
 
 /* The largest message a small-message protocol carries (set: the

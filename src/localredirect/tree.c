@@ -184,15 +184,12 @@ static int add_request(lrt *s, int what, int who, char *buf, int heap,
                        int *slot) {
   /* a FWD's receive takes the slot of one already merged (the root's
    * array stays at its children and a window of FWDs, whatever P) */
-  for (int i = 0; what == R_FWD_IN && i < s->nrq; i++)
+  *slot = -1;
+  for (int i = 0; what == R_FWD_IN && i < s->nrq && *slot < 0; i++)
     if (s->meta[i].what == R_FWD_IN && s->rq[i] == MPI_REQUEST_NULL &&
-        s->meta[i].buf == NULL) {
+        s->meta[i].buf == NULL)
       *slot = i;
-      s->meta[i] =
-          (lrt_req){buf, what, who, heap, s->tracing ? PMPI_Wtime() : 0.0};
-      return MPI_SUCCESS;
-    }
-  if (s->nrq == s->caprq) {
+  if (*slot < 0 && s->nrq == s->caprq) {
     int cap = 2 * s->caprq;
     MPI_Request *rq = malloc((size_t)cap * sizeof *rq);
     lrt_req *meta = rq ? malloc((size_t)cap * sizeof *meta) : NULL;
@@ -212,7 +209,8 @@ static int add_request(lrt *s, int what, int who, char *buf, int heap,
     s->meta = meta;
     s->caprq = cap;
   }
-  *slot = s->nrq++;
+  if (*slot < 0)
+    *slot = s->nrq++;
   s->rq[*slot] = MPI_REQUEST_NULL;
   s->meta[*slot] =
       (lrt_req){buf, what, who, heap, s->tracing ? PMPI_Wtime() : 0.0};
