@@ -1,39 +1,51 @@
 /*
- * Promela model of localredirect's tree protocol (issue 16: small messages,
- * commutative ops), for SPIN: the design src/localredirect/tree.c follows,
- * checked before the C code.
+ * Promela model of localredirect's tree protocol (issue 16: commutative
+ * ops), for SPIN: the design src/localredirect/tree.c follows, checked
+ * before the C code.
  *
  * Ranks are virtual (v = rank - root mod P): the binomial tree rooted at
  * v = 0, parent(v) = v with its lowest set bit cleared.  Every rank
  * gathers its children's partials as they come (any order: the op is
  * commutative), then sends one PART to its parent.  A rank other than the
  * root may give up on a child whose PART has not come (its patience ran
- * out): it lists the child in its own PART, keeps waiting for the child's
- * PART after its own has gone, and forwards it unchanged to the root (FWD).
- * The root never gives up; it learns from every list it receives which
- * ranks owe it a FWD (the parent of each listed child) and waits for
- * exactly those.  A late rank's data thus reaches the root in two hops
- * after it arrives, and no rank waits for it but its parent (off the
- * critical path) and the root.
+ * out): it lists the child in its own PART and becomes a forwarder: it
+ * keeps waiting for the child's PART after its own has gone, merges it
+ * with whatever else late reaches it, and sends one FWD on.  Where a FWD
+ * goes: to the forwarder's parent if the parent is a forwarder too (it is
+ * still in the call and merges it), else to the root.  A parent tells each
+ * child that forwards which it is (ROUTE) once its own PART has gone, or,
+ * for a child it gave up, when the child's PART comes: a child forwards
+ * iff its PART lists a child of its own.  So many late ranks' data is
+ * combined in the tree of forwarders before it reaches the root (the root
+ * does not receive one FWD per late rank), and one late rank's reaches
+ * the root two hops after it arrives.
  *
- * Messages (one FIFO channel per sender for each kind, as MPI's
- * non-overtaking order gives for one (source, tag) on one receiver; a
+ * The root never gives up.  It learns forwarders from every list it
+ * merges (the parents of the listed ranks) and waits for one FWD from each
+ * top forwarder: one whose parent is the root or not a forwarder.  A FWD's
+ * list names the forwarder's own given-up children besides the lists it
+ * merged, so that the root knows a forwarder's parent forwards no later
+ * than it learns of the forwarder (asserted: a forwarder newly known has
+ * no child taken for a top one).
+ *
+ * Messages (one FIFO channel per sender for each kind and receiver, as
+ * MPI's non-overtaking order gives for one (source, tag) on one receiver; a
  * message is (call, contributions, list), bitsets over virtual ranks):
- *   child -> parent  PART(m, l)  my partial (contributions m) and the
- *                                children given up in my subtree (l)
- *   parent -> root   FWD(m, l)   a given-up child's PART, forwarded as is
+ *   child -> parent      PART(m, l)  its partial, the children given up in
+ *                                    its subtree
+ *   parent -> child      ROUTE(r)    1: forward to me, 0: to the root
+ *   forwarder -> parent  FWD(m, l)   when ROUTE said 1
+ *   forwarder -> root    FWD(m, l)   a child of the root, or ROUTE said 0
  * Any rank's choice to give up is free (any child, at any moment before
  * its own PART goes): SPIN explores every patience.
  *
  * Checked, for N = 3..5 and two calls back to back (no barrier; a rank may
  * run into the second call while others are in the first), and for N = 8
- * and one call (-DCALLS=1: 47 million states, a minute, 3 GB), where a
- * given-up rank can have given up children of its own (a FWD carries a
- * list) and one parent can forward two children: no deadlock, every
- * message received in the call that sent it, every contribution exactly
- * once at the root in every call, nothing left over (every channel empty
- * at the end).  (N = 3 has no rank with a child but the root; N = 6 with
- * two calls: 30 million states, 31 s.)
+ * and one call (-DCALLS=1), where forwarders chain and a given-up rank can
+ * have given up children of its own: no deadlock, every message received
+ * in the call that sent it, every contribution exactly once at the root in
+ * every call, nothing left over (every channel empty at the end).  (N = 3
+ * has no rank with a child but the root.)
  *
  * Build: spin -a -DN=4 localredirect_tree.pml && cc -O2 -o pan pan.c && ./pan
  */
@@ -46,18 +58,25 @@
 #define ALL ((1 << N) - 1)
 
 /* Seeded bugs (tests/spin/run_spin.sh):
- * MUTANT 1: a rank does not forward a given-up child's PART;
+ * MUTANT 1: a forwarder drops a given-up child's partial;
  * MUTANT 2: a rank gives up on a child without listing it;
- * MUTANT 3: the root gives up on a child too. */
+ * MUTANT 3: the root gives up on a child too;
+ * MUTANT 4: a parent that forwards nothing tells its children to forward
+ *           to it;
+ * MUTANT 5: the root takes every forwarder for a top one (N >= 8: the
+ *           first tree with a forwarder's parent a forwarder but the root). */
 #ifndef MUTANT
 #define MUTANT 0
 #endif
 
-/* indexes up to 7 are named in the gather below */
+/* indexes up to 7 are named below; one message per channel per call */
 chan part[8] = [CALLS] of { byte, byte, byte };
-chan fwd[8] = [8] of { byte, byte, byte };
+chan fwdp[8] = [CALLS] of { byte, byte, byte };
+chan fwdr[8] = [CALLS] of { byte, byte, byte };
+chan route[8] = [CALLS] of { byte, byte };
 
 byte nfinished = 0;
+byte kidsof[8], par[8];
 
 /* lowest set bit of x (x > 0) */
 inline lowbit(x, out) {
@@ -68,37 +87,99 @@ inline lowbit(x, out) {
   od
 }
 
-/* the root takes a FWD from rank x: one of the listed children of x */
-#define TAKE_FWD(x) \
-  :: x < N && len(fwd[x]) > 0 && (owed & kidsof[x]) != 0 -> \
-     fwd[x]?k, m, l; \
-     assert(k == call); \
-     e = m & owed; \
-     assert(e != 0 && (e & (e - 1)) == 0 && (e & kidsof[x]) != 0); \
-     assert((acc & m) == 0); \
-     acc = acc | m; owed = (owed & ~e) | l
-
 /* a rank merges child c's PART, or gives it up */
 #define GATHER(c) \
-  :: c < N && (pending & (1 << c)) != 0 && len(part[c]) > 0 -> \
+  :: atomic { c < N && (pending & (1 << c)) != 0 && len(part[c]) > 0 -> \
      part[c]?k, m, l; \
      assert(k == call); \
      assert((acc & m) == 0); \
-     acc = acc | m; list = list | l; pending = pending & ~(1 << c) \
-  :: c < N && (pending & (1 << c)) != 0 && (v != 0 || MUTANT == 3) -> \
+     acc = acc | m; list = list | l; pending = pending & ~(1 << c); \
+     if \
+     :: (l & kidsof[c]) != 0 -> fk = fk | (1 << c) \
+     :: else -> skip \
+     fi } \
+  :: atomic { c < N && (pending & (1 << c)) != 0 && (v != 0 || MUTANT == 3) -> \
      given = given | (1 << c); pending = pending & ~(1 << c); \
      if \
      :: MUTANT != 2 -> list = list | (1 << c) \
      :: else -> skip \
-     fi
+     fi }
 
-byte kidsof[8];
+/* a forwarder takes what it owes the next hop: a given-up child's PART
+ * (a child that forwards too is told to forward to us), or a FWD */
+#define LATE(c) \
+  :: atomic { c < N && (owep & (1 << c)) != 0 && len(part[c]) > 0 -> \
+     part[c]?k, m, l; \
+     assert(k == call); \
+     assert((facc & m) == 0); \
+     if \
+     :: MUTANT != 1 -> facc = facc | m \
+     :: else -> skip \
+     fi; \
+     flist = flist | l; owep = owep & ~(1 << c); \
+     if \
+     :: (l & kidsof[c]) != 0 -> route[c]!call, 1; owef = owef | (1 << c) \
+     :: else -> skip \
+     fi } \
+  :: atomic { c < N && (owef & (1 << c)) != 0 && len(fwdp[c]) > 0 -> \
+     fwdp[c]?k, m, l; \
+     assert(k == call); \
+     assert((facc & m) == 0); \
+     facc = facc | m; flist = flist | l; owef = owef & ~(1 << c) }
+
+/* the root takes the FWD of top forwarder x */
+#define TAKE_FWD(x) \
+  :: atomic { x < N && (tops & ~got & (1 << x)) != 0 && len(fwdr[x]) > 0 -> \
+     fwdr[x]?k, m, l; \
+     assert(k == call); \
+     assert((acc & m) == 0); \
+     acc = acc | m; got = got | (1 << x); \
+     absorb(l, x) }
+
+/* the root learns the forwarders a list names (the parents of its ranks),
+ * then the top forwarder of each; from is the FWD's sender (its own FWD
+ * covers its chain), N for a PART */
+inline absorb(lst, from) {
+  x = 1;
+  do
+  :: x < N ->
+     if
+     :: (lst & (1 << x)) != 0 && (fwd & (1 << par[x])) == 0 ->
+        /* no child of a forwarder newly known was taken for a top one */
+        assert((tops & kidsof[par[x]]) == 0);
+        fwd = fwd | (1 << par[x])
+     :: else -> skip
+     fi;
+     x++
+  :: else -> break
+  od;
+  x = 1;
+  do
+  :: x < N ->
+     if
+     :: (lst & (1 << x)) != 0 ->
+        t = par[x];
+        do
+        :: par[t] != 0 && (fwd & (1 << par[t])) != 0 && MUTANT != 5 -> t = par[t]
+        :: else -> break
+        od;
+        if
+        :: t != from -> tops = tops | (1 << t)
+        :: else -> skip
+        fi
+     :: else -> skip
+     fi;
+     x++
+  :: else -> break
+  od
+}
 
 proctype rank(byte v) {
-  byte call = 0, acc, list, pending, given, owed, e, k, m, l, c, low;
+  byte call = 0, acc, list, pending, given, fk, facc, flist, owep, owef;
+  byte k, m, l, c, r, x, t, fwd, tops, got;
   do
   :: call < CALLS ->
-     acc = 1 << v; list = 0; pending = kidsof[v]; given = 0;
+     d_step { acc = 1 << v; list = 0; pending = kidsof[v]; given = 0; fk = 0 };
      do
      :: pending == 0 -> break
      GATHER(1)
@@ -111,25 +192,47 @@ proctype rank(byte v) {
      od;
      if
      :: v != 0 ->
-        part[v]!call, acc, list;
-        /* forward every given-up child's PART when it comes */
-        c = 1;
-        do
-        :: c < N && (given & (1 << c)) != 0 ->
-           part[c]?k, m, l;
-           assert(k == call);
+        /* our PART, then tell the children that forward where to */
+        atomic {
+          part[v]!call, acc, list;
+          c = 1;
+          do
+          :: c < N && (fk & (1 << c)) != 0 ->
+             route[c]!call, given != 0 || MUTANT == 4; c++
+          :: c < N && (fk & (1 << c)) == 0 -> c++
+          :: c >= N -> break
+          od
+        };
+        if
+        :: given != 0 ->
+           facc = 0; owep = given; owef = fk; flist = given;
+           do
+           :: owep == 0 && owef == 0 -> break
+           LATE(1)
+           LATE(2)
+           LATE(3)
+           LATE(4)
+           LATE(5)
+           LATE(6)
+           LATE(7)
+           od;
            if
-           :: MUTANT != 1 -> fwd[v]!call, m, l
-           :: else -> skip
-           fi;
-           c++
-        :: c < N && (given & (1 << c)) == 0 -> c++
-        :: c >= N -> break
-        od
+           :: par[v] == 0 -> fwdr[v]!call, facc, flist
+           :: else ->
+              route[v]?k, r;
+              assert(k == call);
+              if
+              :: r != 0 -> fwdp[v]!call, facc, flist
+              :: else -> fwdr[v]!call, facc, flist
+              fi
+           fi
+        :: else -> skip
+        fi
      :: else ->
-        owed = list;
+        fwd = 0; tops = 0; got = 0;
+        absorb(list, N);
         do
-        :: owed == 0 -> break
+        :: (tops & ~got) == 0 -> break
         TAKE_FWD(1)
         TAKE_FWD(2)
         TAKE_FWD(3)
@@ -159,6 +262,7 @@ init {
        :: v == 0 -> low = 8
        :: else -> lowbit(v, low)
        fi;
+       par[v] = v & (v - 1);
        c = 1;
        do
        :: c < low && v + c < N -> kidsof[v] = kidsof[v] | (1 << (v + c)); c = c * 2
@@ -176,7 +280,10 @@ init {
   (nfinished == N);
   v = 0;
   do
-  :: v < 8 -> assert(len(part[v]) == 0 && len(fwd[v]) == 0); v++
+  :: v < 8 ->
+     assert(len(part[v]) == 0 && len(fwdp[v]) == 0 && len(fwdr[v]) == 0 &&
+            len(route[v]) == 0);
+     v++
   :: else -> break
   od
 }
