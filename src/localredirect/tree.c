@@ -10,40 +10,55 @@
  * v = 0, parent(v) = v without its lowest set bit, children v + 2^j below
  * that bit.  Every rank merges its children's partials as they come, then
  * sends its own (PART) to its parent, as binomial does, with no control
- * message.  A rank other than the root that has waited for child j past
- * its due time (below) gives it up: it sends its PART without it, naming
- * the child in the PART's list, then waits for the child's PART after all
- * and forwards it unchanged to the root (FWD).  The root never gives up;
- * every list it merges names children whose parents owe it a FWD, and it
- * waits for exactly those (a FWD carries the list of its own subtree).
- * So a late rank's data reaches the root two hops after it arrives, and
- * only its parent (off the critical path) and the root wait for it.
- * Messages [n, n virtual ranks, the partial]:
- *   child -> parent  PART  on the call's first tag, one per child per call
- *   parent -> root   FWD   on the second tag, one per given-up child
- * A contiguous datatype's message is raw bytes (MPI_BYTE): the ints in a
- * header of 16-byte units, then the partial, combined where it arrived;
- * any other datatype's is MPI_Pack'ed (MPI_PACKED) and unpacked into a
- * temporary.  Every receive names its source and every rank knows how
- * many messages each source owes it in the call, so nothing is left in a
- * queue and no message of one call can match a receive of another.
- * Model-checked with SPIN (tests/spin/localredirect_tree.pml: no deadlock,
- * every contribution exactly once at the root, each message received in
- * its own call, nothing left over; P = 3..5 with two calls back to back,
- * and P = 8 with one call, where a given-up rank has children of its own,
- * so FWDs carry lists and one parent forwards two children).
+ * message while nobody is late.  A rank other than the root that has waited for
+ * child j past its due time (below) gives it up: it sends its PART without it,
+ * naming the child in the PART's list, and becomes a forwarder: it waits for
+ * the child's PART after all and sends it on (FWD), combined with whatever else
+ * late reaches it.  Where a FWD goes: to the forwarder's parent if that one
+ * forwards too (it is still in the call and combines it), else to the root.  A
+ * parent tells each child that forwards (its PART lists a child of its own)
+ * which it is (ROUTE: 1 to me, 0 to the root), once its own PART has gone or,
+ * for a child it gave up, when the child's PART comes; a child of the root
+ * needs no ROUTE.  So one late rank's data reaches the root two hops after it
+ * arrives, and many late ranks' data is combined in the tree of forwarders on
+ * its way (every odd rank late: binomial's time, where FWDs all sent to the
+ * root queued there: 3.6x at 64 KiB).  The root never gives up.  From every
+ * list it merges it learns forwarders (the parents of the ranks named) and
+ * waits for one FWD from each top forwarder (whose parent is the root or
+ * forwards nothing); a FWD's list names the forwarder's own given-up children
+ * besides the lists it merged, so a forwarder's parent is known to forward no
+ * later than the forwarder is (root_absorb checks it). Messages [n, n virtual
+ * ranks, the partial]: child -> parent      PART   on the call's first tag, one
+ * per child parent -> child      ROUTE  one int on the second tag, one per
+ * child that forwards, if the parent is not the root forwarder -> parent  FWD
+ * on the second tag, if ROUTE said 1 forwarder -> root    FWD    on the second
+ * tag, a child of the root's or if ROUTE said 0 A contiguous datatype's message
+ * is raw bytes (MPI_BYTE): the ints in a header of 16-byte units, then the
+ * partial, combined where it arrived; any other datatype's is MPI_Pack'ed
+ * (MPI_PACKED) and unpacked into a temporary.  Every receive names its source
+ * and every rank knows how many messages each source owes it in the call, so
+ * nothing is left in a queue and no message of one call can match a receive of
+ * another. Model-checked with SPIN (tests/spin/localredirect_tree.pml: no
+ * deadlock, every contribution exactly once at the root, each message received
+ * in its own call, nothing left over; P = 3..5 with two calls back to back, and
+ * P = 8 with one call, the first tree where a forwarder's parent forwards too:
+ * ROUTEs, FWDs combined on the way, nested lists).
  *
  * Due times.  Child j's subtree (2^j ranks at most) completes j rounds
  * after it starts and its PART takes one more, so it is due at
  * t0 + (j + 1) (u + s): t0 this rank's arrival, u one round under the
  * configured model (alpha + m beta + m gamma), s the slack:
  * PAT_REDUCE_LR_PATIENCE, or auto: u, doubled on this communicator after
- * a call where a given-up PART came, after this rank's own PART left, less
- * than two rounds (2 (u + s): what its FWD costs) or less than the time
- * this rank had waited for it (t_due - t0: it was nearly on time, e.g.
- * calls come back to back and the child is still in the previous one, or
- * the machine is slower than the model), and shrunk by 1/8 toward u after
- * a call with no premature give-up.  A child that
+ * a call where a given-up PART came less than two rounds after its due
+ * time (2 (u + s): what forwarding costs) or less than the time this rank
+ * had waited for it (t_due - t0: it was nearly on time, e.g. calls come
+ * back to back and the child is still in the previous one, or the machine
+ * is slower than the model), and shrunk by 1/8 toward u after a call with
+ * no premature give-up.  (Counted from our PART's departure instead, a
+ * rank whose PART waited for other children took a useful give-up for a
+ * premature one: with every odd rank late the slack grew toward the delay,
+ * and give-ups just before the late data came doubled the traffic into the
+ * root, 2.4x binomial's time at 64 KiB.)  A child that
  * gives up on its own child sends its PART s before its parent's due time
  * for it.  While a due time is ahead a rank polls (pat_lr_poll), else it
  * blocks in MPI_Waitany.
@@ -51,36 +66,36 @@
  * Cost.  Balanced: binomial's ceil(log2 P) (alpha + m beta + m gamma),
  * plus a header of 16 bytes.  One rank late by delta: max(ceil(log2 P)
  * rounds + its parent's wait, delta + 2 rounds) against binomial's
- * delta + (rounds above it).  Many ranks late at once: their FWDs queue at
- * the root, which receives and combines them one by one, k late ranks
- * about k (alpha + m beta + m gamma) after they arrive, where binomial
- * combines them in its tree (measured in localredirect.c, takes_tree: why
- * PAT_REDUCE_LR_TREE=auto stops at alpha / beta bytes).  Memory: a message per
- * child at once and its own; the root also up to ceil(log2 P) + 1 FWDs at once
- * (it posts their receives that many at a time, each buffer freed once merged;
- * a FWD not posted yet waits at its sender, or, below MPI's eager limit, in
- * MPI's own buffer): 2 ceil(log2 P) + 1 messages of the library's; a merged
- * FWD's request slot is taken by the next, so the root's waits scan its
- * children and the window, whatever P.  Measured (SMPI, CURIE-like, median of
- * 7, one rank late by 1x / 2x binomial's balanced time; `scripts/smpi-run P
- * curie patbench -q -a binomial,localredirect --sizes 8,4K,64K,1M --pattern
- * none
- * --pattern single --imbalance 1x,2x --reps 8 --warmup 2`): P = 128,
- * balanced 1.01x binomial at 8 B and 1.02x at 4 KiB, one late rank 1.51x /
- * 1.31x faster than binomial at 8 B, 1.55x / 1.32x at 4 KiB; P = 1024:
- * 1.02x / 1.01x balanced, 1.61x / 1.36x and 1.66x / 1.37x late (the line's
- * handshake: 3.0x / 2.0x binomial balanced at P = 128).  The larger sizes
- * and Open MPI on 2 cores are in the README (Status).
+ * delta + (rounds above it).  Many ranks late at once: their data climbs
+ * the tree of forwarders, about binomial's time when they are the odd
+ * ranks; scattered ones (16 of 128 at random) mostly have forwarders whose
+ * parents forward nothing, so their FWDs reach the root one by one, k
+ * late ranks about k (alpha + m beta + m gamma) after they arrive
+ * (measured: 1.2-1.3x binomial's time from 64 KiB, the handshake 1.05x;
+ * faster than both up to 4 KiB).  Memory: a message per child at once and
+ * its own; a forwarder also a FWD per child that forwards and its own; the
+ * root up to ceil(log2 P) + 1 FWDs at once (it posts their receives that
+ * many at a time, each buffer freed once merged; a FWD not posted yet
+ * waits at its sender, or, below MPI's eager limit, in MPI's own buffer):
+ * 2 ceil(log2 P) + 2 messages of the library's at most; a merged FWD's
+ * request slot at the root is taken by the next, so its waits scan its
+ * children and the window, whatever P.  Measured (SMPI, CURIE-like, median
+ * of 7, `scripts/smpi-run P curie patbench -q -a binomial,localredirect
+ * --sizes 8,4K,64K,1M --pattern none --pattern single --pattern odd
+ * --imbalance 1x,2x --reps 8 --warmup 2`): in the README (Status).
  *
  * Unexpected messages (thesis 5.4.2): a rank receives per call one PART
- * per child (at most ceil(log2 P)) and, at the root only, one FWD per
- * given-up rank; every PART's receive is posted at the call's start, a
- * FWD's once its list entry is merged and fewer than ceil(log2 P) + 1
- * FWD receives are posted.  So a non-root rank holds at
- * most ceil(log2 P) messages nobody waits for yet, the root at most
- * P - 1 in one call (every message it receives carries contributions no
- * other does), a bound the stress test checks
- * (mpi_stress_localredirect_tree_*: merges + ceil(log2 P) per call).
+ * per child (at most ceil(log2 P)), a forwarder also a ROUTE and a FWD
+ * per child that forwards, the root one FWD per top forwarder.  Every
+ * PART's receive is posted at the call's start, a ROUTE's before the PART
+ * that it answers is sent, a forwarder's FWD's before the ROUTE that
+ * calls for it, and the root's once a list names its sender and fewer
+ * than ceil(log2 P) + 1 FWD receives are posted.  So a rank holds at most
+ * its children's PARTs that came before it did (ceil(log2 P)) unexpected,
+ * the root also FWDs: at most P - 1 messages in one call (every message it
+ * receives carries contributions no other does), a bound the stress test
+ * checks (mpi_stress_localredirect_tree_*: merges + ceil(log2 P) per call
+ * on every rank).
  *
  * Root: the tree is rooted at it (MPI_IN_PLACE: its receive buffer is its
  * contribution).  Non-commutative ops take the line protocols.
@@ -97,11 +112,16 @@
 enum { TAG_PART, TAG_FWD };
 
 /* What a request of the call is. */
-enum { R_KID, R_SEND, R_FWD_OUT, R_FWD_IN };
+enum { R_KID, R_SEND, R_FWD_OUT, R_FWD_IN, R_ROUTE_IN, R_ROUTE_OUT };
+
+/* The root's flags per virtual rank: a forwarder (it gave up a child),
+ * a top forwarder whose FWD the root waits for or has merged. */
+enum { S_FWDER = 1, S_TOP = 2 };
 
 /* Requests held in the call's own arrays before the heap: every child's
- * PART, its FWD, our PART (2 * 31 + 1), and some FWDs at the root. */
-enum { LRT_INLINE = 72 };
+ * PART, ROUTE and FWD, our PART, ROUTE and FWD (3 * 31 + 3); the root's
+ * children and its window of FWDs (2 * 31 + 1). */
+enum { LRT_INLINE = 96 };
 
 /* How many ranks the subtree of v holds (its list names fewer). */
 static int subtree(int v, int P) {
@@ -115,6 +135,7 @@ typedef struct lrt_kid {
   int v;      /* its virtual rank */
   double due; /* give it up after this */
   int state;  /* K_WAIT, K_MERGED, K_GIVEN, K_DONE */
+  int fwds;   /* its PART lists a child of its own: it forwards */
 } lrt_kid;
 enum { K_WAIT, K_MERGED, K_GIVEN, K_DONE };
 
@@ -146,14 +167,29 @@ typedef struct lrt {
    * the communicator's scratch, else the heap */
   char *arena, *sendbuf;
   int arena_heap, sendcap;
-  int *list; /* list[0] = n, then the n given-up ranks our PART names */
+  /* list[0] = n, then n ranks: the given-up ones our PART names, then
+   * (a forwarder) our FWD's, or (the root) those of the message it opens */
+  int *list;
   /* raw: a contiguous datatype's message is its bytes behind a header of
    * ints (MPI_BYTE, no packing); else MPI_Pack's */
   int raw;
   MPI_Datatype wire; /* MPI_BYTE or MPI_PACKED */
   int datasize;      /* the partial's bytes on the wire (at most) */
-  double t0, slack, unit, sent_at;
-  int premature; /* a given-up PART came less than two rounds after ours */
+  double t0, slack, unit;
+  int premature; /* a given-up PART came less than two rounds after due */
+  /* a forwarder (a rank other than the root that gave up a child): what
+   * it still waits for (given-up PARTs, routed FWDs), where its FWD goes
+   * (-1 until its parent's ROUTE came), its FWD's buffer */
+  int fwding, owed, route, fwd_sent, fwdcap, acc_empty;
+  char *fwdbuf;
+  /* the ROUTE ints in the arena: [0] ours, [1 + j] to child j */
+  int *routes;
+  /* the child whose message is being opened (-1: a FWD), and the
+   * sender's virtual rank (the root: a FWD's top forwarder, -1: a PART) */
+  int opening, from;
+  /* a forwarder: the names in its list, by v - s->v; the root: S_ flags
+   * by virtual rank (heap, once a list names somebody) */
+  unsigned char *seen;
   /* not cleared per call (4 KiB): written before they are read */
   lrt_kid kid[32];
   MPI_Request rq_inline[LRT_INLINE];
@@ -245,7 +281,7 @@ static int post_fwds(lrt *s) {
     if (rc == MPI_SUCCESS && (buf = malloc((size_t)size)) == NULL)
       rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
-      rc = post_recv(s, R_FWD_IN, -1, x, buf, 1, size, TAG_FWD);
+      rc = post_recv(s, R_FWD_IN, x, x, buf, 1, size, TAG_FWD);
     s->fwd_live += rc == MPI_SUCCESS;
   }
   return rc;
@@ -276,15 +312,59 @@ static int temporaries(lrt *s) {
   return pat_tmpbufs_alloc(c->state, 2, counts, &c->type, s->tmp);
 }
 
-/* The list entry e of a received message: the root expects the FWD its
- * parent owes; another rank passes it on in its own list. */
+/* The list entry e of a received message, kept in our list (a
+ * forwarder's once: a rank can be named by a given-up PART and by a FWD);
+ * a child whose list names a child of its own forwards.  The root reads
+ * its list once the message's entries are in (root_absorb). */
 static int take_entry(lrt *s, int e) {
-  if (e <= 0 || e >= s->P)
-    return MPI_ERR_INTERN; /* not in the protocol */
-  if (s->v == 0)
-    return expect_fwd(s, parent_of(e));
+  int low = subtree(s->v, s->P);
+  if (e <= s->v || e >= s->v + low)
+    return MPI_ERR_INTERN; /* not in the protocol: outside our subtree */
+  if (s->opening >= 0 && parent_of(e) == s->kid[s->opening].v)
+    s->kid[s->opening].fwds = 1;
+  if (s->fwding) {
+    if (s->seen[e - s->v])
+      return MPI_SUCCESS;
+    s->seen[e - s->v] = 1;
+  }
   s->list[1 + s->list[0]++] = e;
   return MPI_SUCCESS;
+}
+
+/* The root reads a list: the parent of every rank named is a forwarder;
+ * it waits for one FWD from each top forwarder (one whose parent is the
+ * root or no forwarder: the forwarders below it forward to it), except
+ * from, the top forwarder whose FWD carried the list.  A forwarder is
+ * known no later than any forwarder below it (its own given-up children
+ * travel with their lists): checked, as the protocol's invariant. */
+static int root_absorb(lrt *s, int from) {
+  int n = s->list[0], rc = MPI_SUCCESS;
+  s->list[0] = 0;
+  if (n == 0)
+    return MPI_SUCCESS;
+  if (s->seen == NULL && (s->seen = calloc((size_t)s->P, 1)) == NULL)
+    return MPI_ERR_NO_MEM;
+  for (int i = 1; i <= n; i++) {
+    int q = parent_of(s->list[i]);
+    if (q == 0)
+      return MPI_ERR_INTERN; /* the root gives nobody up */
+    if (s->seen[q] & S_FWDER)
+      continue;
+    for (int c = 1; c < (q & -q) && q + c < s->P; c *= 2)
+      if (s->seen[q + c] & S_TOP)
+        return MPI_ERR_INTERN; /* a top forwarder's parent forwards */
+    s->seen[q] |= S_FWDER;
+  }
+  for (int i = 1; rc == MPI_SUCCESS && i <= n; i++) {
+    int t = parent_of(s->list[i]);
+    while (parent_of(t) != 0 && (s->seen[parent_of(t)] & S_FWDER))
+      t = parent_of(t);
+    if (t != from && !(s->seen[t] & S_TOP)) {
+      s->seen[t] |= S_TOP;
+      rc = expect_fwd(s, t);
+    }
+  }
+  return rc;
 }
 
 /* Opens a received message: its list taken, *data its partial (raw: in
@@ -301,6 +381,8 @@ static int open_part(lrt *s, char *buf, int len, char **data) {
       memcpy(&e, buf + sizeof(int) * (size_t)(1 + i), sizeof e);
       rc = take_entry(s, e);
     }
+    if (rc == MPI_SUCCESS && s->v == 0)
+      rc = root_absorb(s, s->from);
     *data = buf + raw_header(n);
     return rc;
   }
@@ -313,6 +395,8 @@ static int open_part(lrt *s, char *buf, int len, char **data) {
     if (rc == MPI_SUCCESS)
       rc = take_entry(s, e);
   }
+  if (rc == MPI_SUCCESS && s->v == 0)
+    rc = root_absorb(s, s->from);
   if (rc == MPI_SUCCESS)
     rc = temporaries(s);
   if (rc != MPI_SUCCESS)
@@ -321,16 +405,25 @@ static int open_part(lrt *s, char *buf, int len, char **data) {
   return PMPI_Unpack(buf, len, &pos, *data, c->count, c->datatype, c->priv);
 }
 
-/* Merges a received message into acc.  The first merge off the root
- * combines into the message's own partial (the op commutes), which
- * becomes acc. */
-static int merge(lrt *s, char *buf, int len) {
+/* Merges a received message into acc; kid: the child it came from (-1:
+ * a FWD), from: its sender if a FWD to the root.  The first merge off the
+ * root combines into the message's own partial (the op commutes), which
+ * becomes acc; a forwarder's first late partial becomes acc as it is. */
+static int merge(lrt *s, char *buf, int len, int kid, int from) {
   const pat_call *c = s->call;
   char *in = NULL;
   double t0 = s->tracing ? PMPI_Wtime() : 0.0;
-  int rc = open_part(s, buf, len, &in);
+  int rc;
+  s->opening = kid;
+  s->from = from;
+  rc = open_part(s, buf, len, &in);
   if (rc != MPI_SUCCESS)
     return rc;
+  if (s->acc_empty) {
+    s->acc_empty = 0;
+    s->acc = in;
+    return MPI_SUCCESS;
+  }
   if (s->acc == (const char *)c->sendbuf && s->v != 0) {
     rc = pat_local_combine(c->sendbuf, in, c->count, c->datatype, c->op);
     s->acc = in;
@@ -342,32 +435,74 @@ static int merge(lrt *s, char *buf, int len) {
   return rc;
 }
 
-/* Our PART to the parent: the children not merged yet are given up. */
+/* Writes our list and acc into buf (cap bytes) as a message; *pos its
+ * length. */
+static int write_message(lrt *s, char *buf, int cap, int *pos) {
+  const pat_call *c = s->call;
+  int rc;
+  *pos = 0;
+  if (s->raw) {
+    *pos = raw_header(s->list[0]);
+    memcpy(buf, s->list, sizeof(int) * (size_t)(1 + s->list[0]));
+    memcpy(buf + *pos, s->acc, (size_t)s->datasize);
+    *pos += s->datasize;
+    return MPI_SUCCESS;
+  }
+  rc = PMPI_Pack(s->list, 1 + s->list[0], MPI_INT, buf, cap, pos, c->priv);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Pack(s->acc, c->count, c->datatype, buf, cap, pos, c->priv);
+  return rc;
+}
+
+/* A receive of the FWD child j owes us, then the ROUTE that tells it to
+ * send it to us (the receive first: the FWD never waits unexpected). */
+static int route_here(lrt *s, int j) {
+  int size, slot, rc = packed_size(s, subtree(s->kid[j].v, s->P), &size);
+  char *buf = NULL;
+  if (rc == MPI_SUCCESS && (buf = malloc((size_t)size)) == NULL)
+    rc = MPI_ERR_NO_MEM;
+  if (rc == MPI_SUCCESS)
+    rc = post_recv(s, R_FWD_IN, j, s->kid[j].v, buf, 1, size, TAG_FWD);
+  s->owed += rc == MPI_SUCCESS;
+  s->routes[1 + j] = 1;
+  if (rc == MPI_SUCCESS)
+    rc = add_request(s, R_ROUTE_OUT, j, NULL, 0, &slot);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Isend(&s->routes[1 + j], 1, MPI_INT, rank_of(s, s->kid[j].v),
+                    s->call->tag + TAG_FWD, s->call->priv, &s->rq[slot]);
+  return rc;
+}
+
+/* Our PART to the parent: the children not merged yet are given up, and
+ * we forward (the ROUTE our parent sends us is received first: it never
+ * waits unexpected).  Then each child merged that forwards is told where
+ * to: to us if we forward, else to the root. */
 static int send_part(lrt *s) {
   const pat_call *c = s->call;
-  int slot, pos = 0, rc;
+  int slot = -1, pos = 0, rc = MPI_SUCCESS;
   for (int j = 0; j < s->nkids; j++)
     if (s->kid[j].state == K_WAIT) {
       s->kid[j].state = K_GIVEN;
       s->list[1 + s->list[0]++] = s->kid[j].v;
+      s->owed++;
+      s->fwding = 1;
     }
-  /* a leaf has nothing to do meanwhile: a blocking send */
-  if (s->nkids > 0)
-    rc = add_request(s, R_SEND, -1, s->sendbuf, 0, &slot);
-  else
-    rc = MPI_SUCCESS;
-  if (rc == MPI_SUCCESS && s->raw) {
-    pos = raw_header(s->list[0]);
-    memcpy(s->sendbuf, s->list, sizeof(int) * (size_t)(1 + s->list[0]));
-    memcpy(s->sendbuf + pos, s->acc, (size_t)s->datasize);
-    pos += s->datasize;
-  } else if (rc == MPI_SUCCESS) {
-    rc = PMPI_Pack(s->list, 1 + s->list[0], MPI_INT, s->sendbuf, s->sendcap,
-                   &pos, c->priv);
-    if (rc == MPI_SUCCESS)
-      rc = PMPI_Pack(s->acc, c->count, c->datatype, s->sendbuf, s->sendcap,
-                     &pos, c->priv);
+  if (s->fwding) {
+    s->route = parent_of(s->v) == 0 ? 0 : -1;
+    if ((s->seen = calloc((size_t)subtree(s->v, s->P), 1)) == NULL)
+      rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS && s->route < 0)
+      rc = add_request(s, R_ROUTE_IN, -1, NULL, 0, &slot);
+    if (rc == MPI_SUCCESS && s->route < 0)
+      rc = pat_lr_irecv_rank(c, &s->routes[0], 1, MPI_INT,
+                             rank_of(s, parent_of(s->v)), c->tag + TAG_FWD,
+                             &s->rq[slot]);
   }
+  /* a leaf has nothing to do meanwhile: a blocking send */
+  if (rc == MPI_SUCCESS && s->nkids > 0)
+    rc = add_request(s, R_SEND, -1, s->sendbuf, 0, &slot);
+  if (rc == MPI_SUCCESS)
+    rc = write_message(s, s->sendbuf, s->sendcap, &pos);
   if (rc == MPI_SUCCESS && s->nkids > 0)
     rc = PMPI_Isend(s->sendbuf, pos, s->wire, rank_of(s, parent_of(s->v)),
                     c->tag + TAG_PART, c->priv, &s->rq[slot]);
@@ -375,8 +510,45 @@ static int send_part(lrt *s) {
     rc = PMPI_Send(s->sendbuf, pos, s->wire, rank_of(s, parent_of(s->v)),
                    c->tag + TAG_PART, c->priv);
   s->sent = 1;
-  if (s->nkids > 0)
-    s->sent_at = PMPI_Wtime();
+  if (rc == MPI_SUCCESS &&
+      s->fwding) { /* the list and acc start again: what we forward */
+    s->list[0] = 0;
+    s->acc_empty = 1; /* not acc = NULL: that is MPI_BOTTOM */
+    for (int j = 0; j < s->nkids; j++)
+      if (s->kid[j].state == K_GIVEN) {
+        s->seen[s->kid[j].v - s->v] = 1;
+        s->list[1 + s->list[0]++] = s->kid[j].v;
+      }
+  }
+  for (int j = 0; rc == MPI_SUCCESS && j < s->nkids; j++) {
+    if (s->kid[j].state != K_MERGED || !s->kid[j].fwds)
+      continue;
+    if (s->fwding) {
+      rc = route_here(s, j);
+    } else {
+      s->routes[1 + j] = 0;
+      rc = add_request(s, R_ROUTE_OUT, j, NULL, 0, &slot);
+      if (rc == MPI_SUCCESS)
+        rc = PMPI_Isend(&s->routes[1 + j], 1, MPI_INT, rank_of(s, s->kid[j].v),
+                        c->tag + TAG_FWD, c->priv, &s->rq[slot]);
+    }
+  }
+  return rc;
+}
+
+/* Our FWD, once everything we forward is merged and we know where to. */
+static int send_fwd(lrt *s) {
+  int slot, pos = 0, rc = packed_size(s, subtree(s->v, s->P), &s->fwdcap);
+  if (rc == MPI_SUCCESS && (s->fwdbuf = malloc((size_t)s->fwdcap)) == NULL)
+    rc = MPI_ERR_NO_MEM;
+  if (rc == MPI_SUCCESS)
+    rc = write_message(s, s->fwdbuf, s->fwdcap, &pos);
+  if (rc == MPI_SUCCESS)
+    rc = add_request(s, R_FWD_OUT, -1, NULL, 0, &slot);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Isend(s->fwdbuf, pos, s->wire, rank_of(s, s->route),
+                    s->call->tag + TAG_FWD, s->call->priv, &s->rq[slot]);
+  s->fwd_sent = 1;
   return rc;
 }
 
@@ -405,49 +577,61 @@ static double next_due(const lrt *s) {
 
 /* Request slot i completed. */
 static int on_done(lrt *s, int i, const MPI_Status *st) {
-  int rc = MPI_SUCCESS, len = 0, slot;
+  int rc = MPI_SUCCESS, len = 0, j = s->meta[i].who;
   lrt_req *m = &s->meta[i];
-  lrt_kid *k = m->what == R_KID ? &s->kid[m->who] : NULL;
-  if (m->what == R_SEND || m->what == R_FWD_OUT)
-    return MPI_SUCCESS; /* a send of ours completed */
+  lrt_kid *k = m->what == R_KID ? &s->kid[j] : NULL;
+  if (m->what == R_SEND || m->what == R_FWD_OUT || m->what == R_ROUTE_OUT)
+    return MPI_SUCCESS;        /* a send of ours completed */
+  if (m->what == R_ROUTE_IN) { /* 1: to our parent, 0: to the root */
+    if (s->routes[0] != 0 && s->routes[0] != 1)
+      return MPI_ERR_INTERN;
+    s->route = s->routes[0] ? parent_of(s->v) : 0;
+    return MPI_SUCCESS;
+  }
   rc = PMPI_Get_count(st, s->wire, &len);
   if (s->tracing)
     pat_trace_note(s->call, PAT_TRACE_RECV, st->MPI_SOURCE, s->call->count,
                    m->posted, PMPI_Wtime());
   if (rc != MPI_SUCCESS)
     return rc;
-  if (m->what == R_FWD_IN) {
+  if (m->what == R_FWD_IN && s->v == 0) {
     char *buf = m->buf;
-    rc = merge(s, buf, len); /* may post receives: m may move */
+    rc = merge(s, buf, len, -1, j); /* may post receives: m may move */
     free(buf);
     s->meta[i].buf = NULL;
     s->meta[i].heap = 0;
     s->fwd_live--;
     return rc == MPI_SUCCESS ? post_fwds(s) : rc;
   }
+  if (m->what == R_FWD_IN) { /* a routed FWD: its buffer may become acc */
+    s->owed--;
+    return merge(s, m->buf, len, -1, -1);
+  }
   if (k->state == K_WAIT) {
     k->state = K_MERGED;
-    return merge(s, m->buf, len);
+    return merge(s, m->buf, len, j, -1);
   }
-  /* given up: forwarded as it came.  Premature if our PART gained less
-   * than the two rounds its FWD costs, or than we had waited for the
-   * child (it was nearly on time: calls back to back, a slow node) */
+  /* given up: merged into what we forward; if it forwards too, it
+   * forwards to us.  Premature if it came less than the two rounds
+   * forwarding costs after its due time, or less than we had waited for
+   * it (it was nearly on time: calls back to back, a slow node) */
   {
-    double gain = PMPI_Wtime() - s->sent_at, waited = k->due - s->t0;
-    if (gain < 2 * (s->unit + s->slack) || gain < waited)
+    double late = PMPI_Wtime() - k->due, waited = k->due - s->t0;
+    if (late < 2 * (s->unit + s->slack) || late < waited)
       s->premature = 1;
   }
   k->state = K_DONE;
-  rc = add_request(s, R_FWD_OUT, -1, m->buf, 0, &slot);
-  if (rc == MPI_SUCCESS)
-    rc = PMPI_Isend(s->meta[slot].buf, len, s->wire, s->call->root,
-                    s->call->tag + TAG_FWD, s->call->priv, &s->rq[slot]);
+  s->owed--;
+  rc = merge(s, m->buf, len, j, -1);
+  if (rc == MPI_SUCCESS && k->fwds)
+    rc = route_here(s, j);
   return rc;
 }
 
-/* Done: our PART out (the root sends none) and nothing pending. */
+/* Done: our PART out (the root sends none), our FWD if we forward, and
+ * nothing pending. */
 static int finished(const lrt *s) {
-  if ((s->v != 0 && !s->sent) || s->nfwdq > 0)
+  if ((s->v != 0 && !s->sent) || s->nfwdq > 0 || (s->fwding && !s->fwd_sent))
     return 0;
   for (int i = 0; i < s->nrq; i++)
     if (s->rq[i] != MPI_REQUEST_NULL)
@@ -497,6 +681,7 @@ static int start(lrt *s) {
     k->v = s->v + (1 << j);
     k->due = s->t0 + (j + 1) * (s->unit + s->slack);
     k->state = K_WAIT;
+    k->fwds = 0;
     s->nkids++;
     total += (size_t)s->sendcap;
   }
@@ -505,7 +690,7 @@ static int start(lrt *s) {
   if (s->v != 0)
     total += (size_t)s->sendcap;
   at = total;
-  total += (size_t)(subtree(s->v, s->P) + 1) * sizeof(int);
+  total += (size_t)(subtree(s->v, s->P) + 1 + 1 + s->nkids) * sizeof(int);
   s->window = s->nkids + 1;
   if (c->state != NULL)
     s->arena = pat_comm_state_scratch_take(c->state, PAT_SCRATCH_EXEC, total);
@@ -517,6 +702,7 @@ static int start(lrt *s) {
   }
   s->list = (int *)(void *)(s->arena + at);
   s->list[0] = 0;
+  s->routes = s->list + subtree(s->v, s->P) + 1;
   s->acc = (char *)c->sendbuf;
   if (s->v == 0) {
     s->acc = c->recvbuf;
@@ -542,7 +728,7 @@ static void finish(lrt *s) {
   for (int i = 0; i < s->nrq; i++) {
     lrt_req *m = &s->meta[i];
     if (s->rq[i] != MPI_REQUEST_NULL &&
-        (m->what == R_KID || m->what == R_FWD_IN) &&
+        (m->what == R_KID || m->what == R_FWD_IN || m->what == R_ROUTE_IN) &&
         PMPI_Cancel(&s->rq[i]) == MPI_SUCCESS)
       PMPI_Wait(&s->rq[i], MPI_STATUS_IGNORE);
     if (s->rq[i] != MPI_REQUEST_NULL) {
@@ -557,6 +743,9 @@ static void finish(lrt *s) {
     free(s->meta);
   }
   free(s->fwdq);
+  free(s->seen);
+  if (!busy)
+    free(s->fwdbuf);
   if (!busy && s->arena_heap)
     free(s->arena);
   else if (!busy && s->arena != NULL)
@@ -578,6 +767,7 @@ int pat_lr_tree_run(const pat_call *c) {
   s.rq = s.rq_inline;
   s.meta = s.meta_inline;
   s.caprq = LRT_INLINE;
+  s.opening = s.from = s.route = -1;
   if (s.v != 0 && (s.v & 1) == 0) { /* a rank with children: due times */
     s.t0 = PMPI_Wtime();
     s.unit = pat_model_round_cost(pat_config_model(pat_config_get()), c->bytes);
@@ -587,6 +777,9 @@ int pat_lr_tree_run(const pat_call *c) {
   while (rc == MPI_SUCCESS) {
     if (s.v != 0 && !s.sent && ready(&s))
       rc = send_part(&s);
+    if (rc == MPI_SUCCESS && s.fwding && !s.fwd_sent && s.owed == 0 &&
+        s.route >= 0)
+      rc = send_fwd(&s);
     if (rc != MPI_SUCCESS || finished(&s))
       break;
     rc = next_event(&s);

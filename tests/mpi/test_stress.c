@@ -22,7 +22,10 @@
  * forwarded, and the root merges everything it receives: merges +
  * ceil(log2 P)), and the FWDs the roots received counted (their receives
  * beyond one per child of the root): with random sleeps some must come,
- * or the give-up path went untested.
+ * or the give-up path went untested; so must, from P = 8 up (the first
+ * tree where a forwarder's parent can forward too, virtual ranks 6 and 4),
+ * FWDs that other ranks received (their receives beyond one per child):
+ * late data combined among forwarders before it reaches the root.
  *
  * --gappy: the commutative calls reduce a datatype with gaps (one long
  * long per 16 bytes) with a user-defined sum, so that the tree protocol
@@ -85,6 +88,14 @@ static void sleep_us(long us) {
   nanosleep(&ts, NULL);
 }
 
+/* How many children rank has in the binomial tree rooted at root. */
+static int children(int rank, int root, int P) {
+  int v = (rank - root + P) % P, low = v == 0 ? P : (v & -v), n = 0;
+  for (int c = 1; c < low && v + c < P; c *= 2)
+    n++;
+  return n;
+}
+
 int main(int argc, char **argv) {
   long calls = 2000, max_sleep = 200;
   unsigned long long seed = 1;
@@ -95,7 +106,7 @@ int main(int argc, char **argv) {
   MPI_Datatype gappy_type;
   MPI_Op gappy_op;
   int most_unexpected = 0, over = 0, log2p = 0;
-  long forwards = 0;
+  long forwards = 0, routed = 0;
   enum { TRACE_CAP = 4096 };
   static pat_trace_event events[TRACE_CAP];
   long long *send, *recv, *ref;
@@ -203,6 +214,8 @@ int main(int argc, char **argv) {
       }
       if (in_tree && rank == root)
         forwards += recvs - log2p;
+      if (in_tree && rank != root)
+        routed += recvs - children(rank, root, P);
     }
     if (rank == root)
       for (int i = 0; i < count && !bad; i++)
@@ -226,6 +239,7 @@ int main(int argc, char **argv) {
     printf("test_stress: %s, P=%d, %d calls, max sleep %ld us: %d failed\n",
            algname, P, total, max_sleep, fails);
   MPI_Allreduce(MPI_IN_PLACE, &forwards, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &routed, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0 && unexpected)
     printf("test_stress: at most %d messages there before their receive in "
            "one call on one rank\n",
@@ -234,10 +248,17 @@ int main(int argc, char **argv) {
     printf("test_stress: %ld FWDs (given-up children's data) reached the "
            "roots\n",
            forwards);
-  status = fails != 0 || (tree && max_sleep > 0 && forwards == 0);
+  if (rank == 0 && tree)
+    printf("test_stress: %ld FWDs reached forwarders other than the roots\n",
+           routed);
+  status = fails != 0 || (tree && max_sleep > 0 && forwards == 0) ||
+           (tree && max_sleep > 0 && P >= 8 && routed == 0);
   if (rank == 0 && tree && max_sleep > 0 && forwards == 0)
     fprintf(stderr, "test_stress: no child was ever given up: the tree "
                     "protocol's give-up path went untested\n");
+  if (rank == 0 && tree && max_sleep > 0 && P >= 8 && routed == 0)
+    fprintf(stderr, "test_stress: no FWD ever went to a forwarder but the "
+                    "root: forwarding among forwarders went untested\n");
   MPI_Op_free(&noncomm);
   MPI_Op_free(&gappy_op);
   MPI_Type_free(&gappy_type);
