@@ -70,10 +70,12 @@
  * deadlock, every contribution exactly once, in order, no message left
  * over) is model-checked with SPIN: tests/spin/localredirect.pml.
  *
- * Commutative calls.  Up to PAT_REDUCE_LR_TREE bytes (default auto: the
- * configured model's alpha / beta, 5.4 KiB for CURIE; takes_tree says why
- * not beyond) they run the tree protocol (tree.c: binomial's tree, a late child
- * given up and its data forwarded to the root, one message per merge).
+ * Commutative calls.  Up to PAT_REDUCE_LR_TREE bytes (default auto:
+ * contiguous datatypes while the root's 2 ceil(log2 P) + 1 messages fit
+ * in 64 MiB, others up to the configured model's alpha / beta, 5.4 KiB
+ * for CURIE) they run the tree protocol (tree.c: binomial's tree, a late
+ * child given up and its data forwarded, combined among the ranks that
+ * forward, one message per merge).
  * Any other call of up to PAT_REDUCE_LR_EAGER bytes (default 0: never)
  * runs the line's small-message protocol (eager.c: the partial travels
  * with its announcement), the rest this file's handshake protocol.  Their
@@ -82,8 +84,9 @@
  * Tunables: PAT_REDUCE_LR_PATIENCE (seconds, or auto: this rank's smoothed
  * time of one transfer of the message on this communicator, kept in the
  * algorithm's per-communicator state; the tree protocol's slack),
- * PAT_REDUCE_LR_EAGER and PAT_REDUCE_LR_TREE (bytes, 0, or auto: the
- * configured model's alpha / beta), parsed here (lr_parse).
+ * PAT_REDUCE_LR_EAGER and PAT_REDUCE_LR_TREE (bytes, 0, or auto: for
+ * the line's eager protocol the configured model's alpha / beta; for the
+ * tree, takes_tree below), parsed here (lr_parse).
  */
 #include <limits.h>
 #include <math.h>
@@ -691,11 +694,12 @@ static const pat_env_var lr_env[] = {
     {"PAT_REDUCE_LR_TREE", "auto",
      "localredirect: commutative calls of at most this many bytes (K, M "
      "suffixes) run the tree protocol (binomial's tree, a late child given "
-     "up and its data forwarded to the root: no handshake, no redirect); "
-     "0: never; auto = where the configured model's latency is at least "
-     "the message's wire time (alpha / beta bytes: 5.4 KiB for the "
-     "CURIE-like reference); above, with many ranks late at once, their "
-     "forwarded data queues at the root",
+     "up and its data forwarded, combined among the ranks that forward: no "
+     "handshake, no redirect); "
+     "0: never; auto = contiguous datatypes while the root's 2 ceil(log2 "
+     "P) + 1 messages fit in 64 MiB, other datatypes (packed) up to the "
+     "configured model's alpha / beta bytes (5.4 KiB for the CURIE-like "
+     "reference)",
      /* chooses the protocol: every rank must run the same */
      0, PAT_SCOPE_ROWS + PAT_REDUCE_ALG_LOCALREDIRECT},
     {NULL, NULL, NULL, 0, 0}};
@@ -746,20 +750,30 @@ static double small_limit(long long set) {
   return m->beta > 0 ? m->alpha / m->beta : 0;
 }
 
+/* The tree protocol's root holds a message per child and up to
+ * ceil(log2 P) + 1 FWDs at once. */
+#define TREE_AUTO_BYTES (64.0 * 1024 * 1024)
+
 /* Whether a call runs the tree protocol: a commutative op, a message
- * whose header and data fit an int count, and up to PAT_REDUCE_LR_TREE
- * bytes (auto: alpha / beta, where a message costs about its latency).
- * Not beyond by default: with many ranks late at once their FWDs queue at
- * the root, which receives and combines them one by one (SMPI, P = 128,
- * every odd rank late by binomial's balanced time: 1.1x binomial's time
- * at 8 B, 2.2x at 4 KiB, 3.6x at 64 KiB, 3.8x at 1 MiB, where the line's
- * handshake is 2.0x, 1.5x, 1.06x, 1.004x); balanced or with a few late
- * ranks it is faster than the handshake at every size.  The same on
- * every rank. */
-static int takes_tree(long long set, int commutative, double bytes, int P) {
+ * whose header and data fit an int count, and, for
+ * PAT_REDUCE_LR_TREE=auto, a contiguous datatype whose 2 ceil(log2 P) + 1
+ * messages at the root fit in 64 MiB, or any datatype up to alpha / beta
+ * bytes (others are packed, a copy per hop).  Measured against the line's
+ * handshake (SMPI, P = 128, 8 B to 1 MiB, in the README): faster balanced,
+ * with one late rank and with every odd rank late (late data combined
+ * among the forwarders); with 16 random ranks late, faster up to 4 KiB and
+ * 1.2x the handshake's time from 64 KiB (their forwarders' FWDs mostly
+ * reach the root one by one).  The same on every rank. */
+static int takes_tree(long long set, int commutative, int contiguous,
+                      double bytes, int P) {
+  int levels = 0;
   if (!commutative || !(bytes > 0) || bytes + 4.0 * P + 64 > (double)INT_MAX)
     return 0;
-  return bytes <= small_limit(set);
+  if (set >= 0 || !contiguous)
+    return bytes <= small_limit(set);
+  while (levels < 31 && (1 << levels) < P)
+    levels++;
+  return (2 * levels + 1) * bytes <= TREE_AUTO_BYTES;
 }
 
 /* The handshake protocol (this file's). */
@@ -865,7 +879,8 @@ out : {
 static int localredirect_run(const pat_call *c) {
   const pat_lr_config *cfg =
       pat_config_alg(pat_config_get(), PAT_REDUCE_ALG_LOCALREDIRECT);
-  if (takes_tree(cfg->tree, c->commutative, c->bytes, c->nranks))
+  if (takes_tree(cfg->tree, c->commutative, c->type.contiguous, c->bytes,
+                 c->nranks))
     return pat_lr_tree_run(c);
   if (c->bytes > 0 && c->bytes <= small_limit(cfg->eager))
     return pat_lr_eager_run(c);
@@ -885,7 +900,7 @@ static double lr_estimate(const pat_sched_params *p) {
   const pat_lr_config *cfg =
       pat_config_alg(pat_config_get(), PAT_REDUCE_ALG_LOCALREDIRECT);
   double bytes = (double)p->count * p->elem_size;
-  if (!takes_tree(cfg->tree, p->commutative, bytes, p->nranks))
+  if (!takes_tree(cfg->tree, p->commutative, 1, bytes, p->nranks))
     q.model.alpha *= 3;
   return pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&q);
 }
