@@ -27,12 +27,15 @@
  * waits for one FWD from each top forwarder (whose parent is the root or
  * forwards nothing); a FWD's list names the forwarder's own given-up children
  * besides the lists it merged, so a forwarder's parent is known to forward no
- * later than the forwarder is (root_absorb checks it). Messages [n, n virtual
- * ranks, the partial]: child -> parent      PART   on the call's first tag, one
- * per child parent -> child      ROUTE  one int on the second tag, one per
- * child that forwards, if the parent is not the root forwarder -> parent  FWD
- * on the second tag, if ROUTE said 1 forwarder -> root    FWD    on the second
- * tag, a child of the root's or if ROUTE said 0 A contiguous datatype's message
+ * later than the forwarder is (root_absorb checks it).
+ *
+ * Messages ([n, n virtual ranks, the partial]; ROUTE one int):
+ *   PART   child -> parent, the call's first tag, one per child
+ *   ROUTE  parent -> a child that forwards, the second tag (not from the
+ *          root): 1 forward to me, 0 to the root
+ *   FWD    forwarder -> its parent (ROUTE said 1) or the root (a child of
+ *          the root, or ROUTE said 0), the second tag
+ * A contiguous datatype's message
  * is raw bytes (MPI_BYTE): the ints in a header of 16-byte units, then the
  * partial, combined where it arrived; any other datatype's is MPI_Pack'ed
  * (MPI_PACKED) and unpacked into a temporary.  Every receive names its source
@@ -49,16 +52,19 @@
  * t0 + (j + 1) (u + s): t0 this rank's arrival, u one round under the
  * configured model (alpha + m beta + m gamma), s the slack:
  * PAT_REDUCE_LR_PATIENCE, or auto: u, doubled on this communicator after
- * a call where a given-up PART came less than two rounds after its due
- * time (2 (u + s): what forwarding costs) or less than the time this rank
- * had waited for it (t_due - t0: it was nearly on time, e.g. calls come
- * back to back and the child is still in the previous one, or the machine
- * is slower than the model), and shrunk by 1/8 toward u after a call with
- * no premature give-up.  (Counted from our PART's departure instead, a
- * rank whose PART waited for other children took a useful give-up for a
- * premature one: with every odd rank late the slack grew toward the delay,
- * and give-ups just before the late data came doubled the traffic into the
- * root, 2.4x binomial's time at 64 KiB.)  A child that
+ * a call where a given-up PART came, after its due time, less than half
+ * the time this rank had waited for it ((t_due - t0) / 2: it was nearly
+ * on time, e.g. calls come back to back and the child is still in the
+ * previous one, or the machine is slower than the model), and shrunk by
+ * 1/8 toward u after a call with no premature give-up.  Two rules measured
+ * worse: counted from our PART's departure, a rank whose PART waited for
+ * other children took useful give-ups for premature ones (every odd rank
+ * late: the slack grew toward the delay, and give-ups just before the
+ * late data came doubled the traffic into the root, 2.4x binomial's time
+ * at 64 KiB); with a threshold of two rounds plus the slack, the
+ * threshold grew with the slack it raised (SMPI P = 128, 512 KiB, the
+ * last rank late by 0.5, 1, then 2 ms: 1.10x faster than binomial at 2 ms,
+ * now 1.23x, 1.46x without the earlier delays).  A child that
  * gives up on its own child sends its PART s before its parent's due time
  * for it.  While a due time is ahead a rank polls (pat_lr_poll), else it
  * blocks in MPI_Waitany.
@@ -71,13 +77,14 @@
  * ranks; scattered ones (16 of 128 at random) mostly have forwarders whose
  * parents forward nothing, so their FWDs reach the root one by one, k
  * late ranks about k (alpha + m beta + m gamma) after they arrive
- * (measured: 1.2-1.3x binomial's time from 64 KiB, the handshake 1.05x;
- * faster than both up to 4 KiB).  Memory: a message per child at once and
- * its own; a forwarder also a FWD per child that forwards and its own; the
- * root up to ceil(log2 P) + 1 FWDs at once (it posts their receives that
- * many at a time, each buffer freed once merged; a FWD not posted yet
+ * (measured: 1.2-1.3x binomial's time from 64 KiB, the handshake's
+ * 1.04-1.07x; at 8 B 0.87x, the handshake's 2.2x).  Memory: a message per child
+ * at once and its own; a forwarder also a FWD per child that forwards and its
+ * own; the root up to ceil(log2 P) + 1 FWDs at once (it posts their receives
+ * that many at a time, each buffer freed once merged; a FWD not posted yet
  * waits at its sender, or, below MPI's eager limit, in MPI's own buffer):
- * 2 ceil(log2 P) + 2 messages of the library's at most; a merged FWD's
+ * 2 ceil(log2 P) + 1 messages of the library's at the root, the most of
+ * any rank (a forwarder: 2 per child and 2); a merged FWD's
  * request slot at the root is taken by the next, so its waits scan its
  * children and the window, whatever P.  Measured (SMPI, CURIE-like, median
  * of 7, `scripts/smpi-run P curie patbench -q -a binomial,localredirect
@@ -612,12 +619,12 @@ static int on_done(lrt *s, int i, const MPI_Status *st) {
     return merge(s, m->buf, len, j, -1);
   }
   /* given up: merged into what we forward; if it forwards too, it
-   * forwards to us.  Premature if it came less than the two rounds
-   * forwarding costs after its due time, or less than we had waited for
-   * it (it was nearly on time: calls back to back, a slow node) */
+   * forwards to us.  Premature if it came, after its due time, less than
+   * half the time we had waited for it (it was nearly on time: calls
+   * back to back, a slow node) */
   {
     double late = PMPI_Wtime() - k->due, waited = k->due - s->t0;
-    if (late < 2 * (s->unit + s->slack) || late < waited)
+    if (late < waited / 2)
       s->premature = 1;
   }
   k->state = K_DONE;
