@@ -71,15 +71,15 @@
  * over) is model-checked with SPIN: tests/spin/localredirect.pml.
  *
  * Commutative calls.  Up to PAT_REDUCE_LR_TREE bytes (default auto:
- * contiguous datatypes while the root's 2 ceil(log2 P) + 1 messages fit
- * in 64 MiB, others up to the configured model's alpha / beta, 5.4 KiB
- * for CURIE) they run the tree protocol (tree.c: binomial's tree, a late
- * child given up and its data forwarded, combined among the ranks that
- * forward, one message per merge).
- * Any other call of up to PAT_REDUCE_LR_EAGER bytes (default 0: never)
- * runs the line's small-message protocol (eager.c: the partial travels
- * with its announcement), the rest this file's handshake protocol.  Their
- * measurements are in their files.
+ * contiguous datatypes up to 32 alpha / beta, 173 KiB for CURIE, while
+ * the root's 2 ceil(log2 P) + 1 messages fit in 64 MiB, others up to
+ * alpha / beta, 5.4 KiB; takes_tree says why) they run the tree protocol
+ * (tree.c: binomial's tree, a late child given up and its data forwarded,
+ * combined among the ranks that forward, one message per merge). Any other call
+ * of up to PAT_REDUCE_LR_EAGER bytes (default 0: never) runs the line's
+ * small-message protocol (eager.c: the partial travels with its announcement),
+ * the rest this file's handshake protocol.  Their measurements are in their
+ * files.
  *
  * Tunables: PAT_REDUCE_LR_PATIENCE (seconds, or auto: this rank's smoothed
  * time of one transfer of the message on this communicator, kept in the
@@ -678,11 +678,14 @@ static const pat_env_var lr_env[] = {
     {"PAT_REDUCE_LR_PATIENCE", "auto",
      "localredirect: how long (a time >= 0: 50us) a neighbour may stay silent "
      "before it counts as late; auto = this rank's measured time of one "
-     "transfer of the message",
+     "transfer of the message; in the tree protocol the slack per level, "
+     "auto = one round under the configured model, doubled after a "
+     "premature give-up",
      /* may differ between ranks: auto already does */
      1, PAT_SCOPE_ROWS + PAT_REDUCE_ALG_LOCALREDIRECT},
     {"PAT_REDUCE_LR_EAGER", "0",
-     "localredirect: messages of at most this many bytes (K, M suffixes) "
+     "localredirect: calls the tree protocol does not take (non-commutative "
+     "ops, larger messages) of at most this many bytes (K, M suffixes) "
      "travel with their announcement (the small-message protocol: one "
      "message per merge instead of a handshake); 0: never (the default: "
      "faster on an oversubscribed node, slower in SMPI; see the README); "
@@ -696,10 +699,10 @@ static const pat_env_var lr_env[] = {
      "suffixes) run the tree protocol (binomial's tree, a late child given "
      "up and its data forwarded, combined among the ranks that forward: no "
      "handshake, no redirect); "
-     "0: never; auto = contiguous datatypes while the root's 2 ceil(log2 "
-     "P) + 1 messages fit in 64 MiB, other datatypes (packed) up to the "
-     "configured model's alpha / beta bytes (5.4 KiB for the CURIE-like "
-     "reference)",
+     "0: never; auto = contiguous datatypes up to 32 alpha / beta bytes "
+     "(173 KiB for the CURIE-like reference) while the root's 2 ceil(log2 "
+     "P) + 1 messages fit in 64 MiB, other datatypes (packed) up to "
+     "alpha / beta bytes",
      /* chooses the protocol: every rank must run the same */
      0, PAT_SCOPE_ROWS + PAT_REDUCE_ALG_LOCALREDIRECT},
     {NULL, NULL, NULL, 0, 0}};
@@ -753,17 +756,25 @@ static double small_limit(long long set) {
 /* The tree protocol's root holds a message per child and up to
  * ceil(log2 P) + 1 FWDs at once. */
 #define TREE_AUTO_BYTES (64.0 * 1024 * 1024)
+/* auto's range for contiguous datatypes, in alpha / beta units: where the
+ * handshake's control messages (about three latencies per level) still
+ * cost it more than a few percent of a round. */
+#define TREE_AUTO_LATENCIES 32.0
 
 /* Whether a call runs the tree protocol: a commutative op, a message
  * whose header and data fit an int count, and, for
- * PAT_REDUCE_LR_TREE=auto, a contiguous datatype whose 2 ceil(log2 P) + 1
- * messages at the root fit in 64 MiB, or any datatype up to alpha / beta
- * bytes (others are packed, a copy per hop).  Measured against the line's
- * handshake (SMPI, P = 128, 8 B to 1 MiB, in the README): faster balanced,
- * with one late rank and with every odd rank late (late data combined
- * among the forwarders); with 16 random ranks late, faster up to 4 KiB and
- * 1.2x the handshake's time from 64 KiB (their forwarders' FWDs mostly
- * reach the root one by one).  The same on every rank. */
+ * PAT_REDUCE_LR_TREE=auto, a contiguous datatype of up to 32 alpha / beta
+ * bytes (173 KiB for CURIE) whose 2 ceil(log2 P) + 1 messages at the root
+ * fit in 64 MiB, or any datatype up to alpha / beta bytes (others are
+ * packed, a copy per hop).  Measured against the line's handshake (SMPI,
+ * P = 128, in the README): at 64 KiB faster balanced (1.01x binomial's
+ * time against 1.12x), with one rank late by 0.8x to 2x the balanced time
+ * and with every odd rank late (late data combined among the forwarders);
+ * from 256 KiB the handshake is within 3% balanced, as fast or faster with
+ * one late rank (by less than the balanced time: 1.28x-1.50x faster than
+ * binomial against 1.11x-1.37x), and faster with 16 random ranks late
+ * (1.07x binomial's time against 1.32x at 1 MiB: scattered late ranks'
+ * FWDs mostly reach the root one by one).  The same on every rank. */
 static int takes_tree(long long set, int commutative, int contiguous,
                       double bytes, int P) {
   int levels = 0;
@@ -773,7 +784,8 @@ static int takes_tree(long long set, int commutative, int contiguous,
     return bytes <= small_limit(set);
   while (levels < 31 && (1 << levels) < P)
     levels++;
-  return (2 * levels + 1) * bytes <= TREE_AUTO_BYTES;
+  return bytes <= TREE_AUTO_LATENCIES * small_limit(set) &&
+         (2 * levels + 1) * bytes <= TREE_AUTO_BYTES;
 }
 
 /* The handshake protocol (this file's). */
