@@ -35,17 +35,17 @@
  *          root): 1 forward to me, 0 to the root
  *   FWD    forwarder -> its parent (ROUTE said 1) or the root (a child of
  *          the root, or ROUTE said 0), the second tag
- * A contiguous datatype's message
- * is raw bytes (MPI_BYTE): the ints in a header of 16-byte units, then the
- * partial, combined where it arrived; any other datatype's is MPI_Pack'ed
- * (MPI_PACKED) and unpacked into a temporary.  Every receive names its source
- * and every rank knows how many messages each source owes it in the call, so
- * nothing is left in a queue and no message of one call can match a receive of
- * another. Model-checked with SPIN (tests/spin/localredirect_tree.pml: no
- * deadlock, every contribution exactly once at the root, each message received
- * in its own call, nothing left over; P = 3..5 with two calls back to back, and
- * P = 8 with one call, the first tree where a forwarder's parent forwards too:
- * ROUTEs, FWDs combined on the way, nested lists).
+ * A contiguous datatype's message is raw bytes (MPI_BYTE): the ints in a
+ * header of 16-byte units, then the partial, combined where it arrived; any
+ * other datatype's is MPI_Pack'ed (MPI_PACKED) and unpacked into a temporary.
+ * Every receive names its source and every rank knows how many messages each
+ * source owes it in the call, so nothing is left in a queue and no message of
+ * one call can match a receive of another. Model-checked with SPIN
+ * (tests/spin/localredirect_tree.pml: no deadlock, every contribution exactly
+ * once at the root, each message received in its own call, nothing left over; P
+ * = 3..5 with two calls back to back, and P = 8 with one call, the first tree
+ * where a forwarder's parent forwards too: ROUTEs, FWDs combined on the way,
+ * nested lists).
  *
  * Due times.  Child j's subtree (2^j ranks at most) completes j rounds
  * after it starts and its PART takes one more, so it is due at
@@ -183,17 +183,14 @@ typedef struct lrt {
   MPI_Datatype wire; /* MPI_BYTE or MPI_PACKED */
   int datasize;      /* the partial's bytes on the wire (at most) */
   double t0, slack, unit;
-  int premature; /* a given-up PART came less than two rounds after due */
+  int premature; /* a given-up PART came, after due, within half the wait */
   /* a forwarder (a rank other than the root that gave up a child): what
    * it still waits for (given-up PARTs, routed FWDs), where its FWD goes
    * (-1 until its parent's ROUTE came), its FWD's buffer */
-  int fwding, owed, route, fwd_sent, fwdcap, acc_empty;
+  int fwding, owed, route, fwd_sent, acc_empty;
   char *fwdbuf;
   /* the ROUTE ints in the arena: [0] ours, [1 + j] to child j */
   int *routes;
-  /* the child whose message is being opened (-1: a FWD), and the
-   * sender's virtual rank (the root: a FWD's top forwarder, -1: a PART) */
-  int opening, from;
   /* a forwarder: the names in its list, by v - s->v; the root: S_ flags
    * by virtual rank (heap, once a list names somebody) */
   unsigned char *seen;
@@ -319,16 +316,16 @@ static int temporaries(lrt *s) {
   return pat_tmpbufs_alloc(c->state, 2, counts, &c->type, s->tmp);
 }
 
-/* The list entry e of a received message, kept in our list (a
- * forwarder's once: a rank can be named by a given-up PART and by a FWD);
- * a child whose list names a child of its own forwards.  The root reads
- * its list once the message's entries are in (root_absorb). */
-static int take_entry(lrt *s, int e) {
+/* The list entry e of a message from child kid (-1: a FWD), kept in our
+ * list (a forwarder's once: a rank can be named by a given-up PART and by
+ * a FWD); a child whose list names a child of its own forwards.  The root
+ * reads its list once the message's entries are in (root_absorb). */
+static int take_entry(lrt *s, int e, int kid) {
   int low = subtree(s->v, s->P);
   if (e <= s->v || e >= s->v + low)
     return MPI_ERR_INTERN; /* not in the protocol: outside our subtree */
-  if (s->opening >= 0 && parent_of(e) == s->kid[s->opening].v)
-    s->kid[s->opening].fwds = 1;
+  if (kid >= 0 && parent_of(e) == s->kid[kid].v)
+    s->kid[kid].fwds = 1;
   if (s->fwding) {
     if (s->seen[e - s->v])
       return MPI_SUCCESS;
@@ -374,9 +371,11 @@ static int root_absorb(lrt *s, int from) {
   return rc;
 }
 
-/* Opens a received message: its list taken, *data its partial (raw: in
- * the message; packed: unpacked into a temporary). */
-static int open_part(lrt *s, char *buf, int len, char **data) {
+/* Opens a received message from child kid (-1: a FWD; from: the root's
+ * top forwarder that sent it, -1 for a PART): its list taken, *data its
+ * partial (raw: in the message; packed: unpacked into a temporary). */
+static int open_part(lrt *s, char *buf, int len, int kid, int from,
+                     char **data) {
   const pat_call *c = s->call;
   int pos = 0, n = 0, rc = MPI_SUCCESS;
   if (s->raw) {
@@ -386,10 +385,10 @@ static int open_part(lrt *s, char *buf, int len, char **data) {
       return MPI_ERR_INTERN;
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
       memcpy(&e, buf + sizeof(int) * (size_t)(1 + i), sizeof e);
-      rc = take_entry(s, e);
+      rc = take_entry(s, e, kid);
     }
     if (rc == MPI_SUCCESS && s->v == 0)
-      rc = root_absorb(s, s->from);
+      rc = root_absorb(s, from);
     *data = buf + raw_header(n);
     return rc;
   }
@@ -400,10 +399,10 @@ static int open_part(lrt *s, char *buf, int len, char **data) {
     int e = -1;
     rc = PMPI_Unpack(buf, len, &pos, &e, 1, MPI_INT, c->priv);
     if (rc == MPI_SUCCESS)
-      rc = take_entry(s, e);
+      rc = take_entry(s, e, kid);
   }
   if (rc == MPI_SUCCESS && s->v == 0)
-    rc = root_absorb(s, s->from);
+    rc = root_absorb(s, from);
   if (rc == MPI_SUCCESS)
     rc = temporaries(s);
   if (rc != MPI_SUCCESS)
@@ -420,10 +419,7 @@ static int merge(lrt *s, char *buf, int len, int kid, int from) {
   const pat_call *c = s->call;
   char *in = NULL;
   double t0 = s->tracing ? PMPI_Wtime() : 0.0;
-  int rc;
-  s->opening = kid;
-  s->from = from;
-  rc = open_part(s, buf, len, &in);
+  int rc = open_part(s, buf, len, kid, from, &in);
   if (rc != MPI_SUCCESS)
     return rc;
   if (s->acc_empty) {
@@ -461,23 +457,27 @@ static int write_message(lrt *s, char *buf, int cap, int *pos) {
   return rc;
 }
 
+/* ROUTE(to_us) to child j, from its int in the arena. */
+static int send_route(lrt *s, int j, int to_us) {
+  int slot, rc = add_request(s, R_ROUTE_OUT, j, NULL, 0, &slot);
+  s->routes[1 + j] = to_us;
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Isend(&s->routes[1 + j], 1, MPI_INT, rank_of(s, s->kid[j].v),
+                    s->call->tag + TAG_FWD, s->call->priv, &s->rq[slot]);
+  return rc;
+}
+
 /* A receive of the FWD child j owes us, then the ROUTE that tells it to
  * send it to us (the receive first: the FWD never waits unexpected). */
 static int route_here(lrt *s, int j) {
-  int size, slot, rc = packed_size(s, subtree(s->kid[j].v, s->P), &size);
+  int size, rc = packed_size(s, subtree(s->kid[j].v, s->P), &size);
   char *buf = NULL;
   if (rc == MPI_SUCCESS && (buf = malloc((size_t)size)) == NULL)
     rc = MPI_ERR_NO_MEM;
   if (rc == MPI_SUCCESS)
     rc = post_recv(s, R_FWD_IN, j, s->kid[j].v, buf, 1, size, TAG_FWD);
   s->owed += rc == MPI_SUCCESS;
-  s->routes[1 + j] = 1;
-  if (rc == MPI_SUCCESS)
-    rc = add_request(s, R_ROUTE_OUT, j, NULL, 0, &slot);
-  if (rc == MPI_SUCCESS)
-    rc = PMPI_Isend(&s->routes[1 + j], 1, MPI_INT, rank_of(s, s->kid[j].v),
-                    s->call->tag + TAG_FWD, s->call->priv, &s->rq[slot]);
-  return rc;
+  return rc == MPI_SUCCESS ? send_route(s, j, 1) : rc;
 }
 
 /* Our PART to the parent: the children not merged yet are given up, and
@@ -527,29 +527,19 @@ static int send_part(lrt *s) {
         s->list[1 + s->list[0]++] = s->kid[j].v;
       }
   }
-  for (int j = 0; rc == MPI_SUCCESS && j < s->nkids; j++) {
-    if (s->kid[j].state != K_MERGED || !s->kid[j].fwds)
-      continue;
-    if (s->fwding) {
-      rc = route_here(s, j);
-    } else {
-      s->routes[1 + j] = 0;
-      rc = add_request(s, R_ROUTE_OUT, j, NULL, 0, &slot);
-      if (rc == MPI_SUCCESS)
-        rc = PMPI_Isend(&s->routes[1 + j], 1, MPI_INT, rank_of(s, s->kid[j].v),
-                        c->tag + TAG_FWD, c->priv, &s->rq[slot]);
-    }
-  }
+  for (int j = 0; rc == MPI_SUCCESS && j < s->nkids; j++)
+    if (s->kid[j].state == K_MERGED && s->kid[j].fwds)
+      rc = s->fwding ? route_here(s, j) : send_route(s, j, 0);
   return rc;
 }
 
 /* Our FWD, once everything we forward is merged and we know where to. */
 static int send_fwd(lrt *s) {
-  int slot, pos = 0, rc = packed_size(s, subtree(s->v, s->P), &s->fwdcap);
-  if (rc == MPI_SUCCESS && (s->fwdbuf = malloc((size_t)s->fwdcap)) == NULL)
+  int slot, pos = 0, cap, rc = packed_size(s, subtree(s->v, s->P), &cap);
+  if (rc == MPI_SUCCESS && (s->fwdbuf = malloc((size_t)cap)) == NULL)
     rc = MPI_ERR_NO_MEM;
   if (rc == MPI_SUCCESS)
-    rc = write_message(s, s->fwdbuf, s->fwdcap, &pos);
+    rc = write_message(s, s->fwdbuf, cap, &pos);
   if (rc == MPI_SUCCESS)
     rc = add_request(s, R_FWD_OUT, -1, NULL, 0, &slot);
   if (rc == MPI_SUCCESS)
@@ -774,7 +764,7 @@ int pat_lr_tree_run(const pat_call *c) {
   s.rq = s.rq_inline;
   s.meta = s.meta_inline;
   s.caprq = LRT_INLINE;
-  s.opening = s.from = s.route = -1;
+  s.route = -1;
   if (s.v != 0 && (s.v & 1) == 0) { /* a rank with children: due times */
     s.t0 = PMPI_Wtime();
     s.unit = pat_model_round_cost(pat_config_model(pat_config_get()), c->bytes);
