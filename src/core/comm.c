@@ -65,9 +65,11 @@ struct pat_comm_state {
    * an array of cache_cap (PAT_REDUCE_SCHEDULE_CACHE) */
   sched_entry *cache;
   int ncached, cache_cap;
-  unsigned long builds;  /* schedules built for this communicator */
-  struct pat_state *pat; /* PAT layer, created on first use */
-  int sched_used;        /* the last call ran cache[0].sched */
+  unsigned long builds;     /* schedules built for this communicator */
+  struct pat_state *pat;    /* PAT layer, created on first use */
+  int sched_used;           /* the last call ran cache[0].sched */
+  unsigned long epoch;      /* changes whenever cache[0] may have changed */
+  unsigned long generation; /* of the configuration the cache was built in */
   /* each algorithm's state, freed by its row's state_free */
   void *alg[PAT_REDUCE_ALG_COUNT];
   /* scratch blocks kept between calls, each lent to one user at a time */
@@ -369,10 +371,19 @@ out:
 
 MPI_Comm pat_comm_state_priv(const pat_comm_state *st) { return st->priv; }
 
+pat_comm_state *pat_comm_state_recall(MPI_Comm comm) {
+#ifndef PATREDUCE_SMPI
+  return remembered(comm, atomic_load(&states_freed));
+#else
+  (void)comm;
+  return NULL;
+#endif
+}
+
 int pat_comm_state_known(MPI_Comm comm, int *rank, int *size) {
   int known = 0;
 #ifndef PATREDUCE_SMPI
-  const pat_comm_state *st = remembered(comm, atomic_load(&states_freed));
+  const pat_comm_state *st = pat_comm_state_recall(comm);
   if (st != NULL) {
     *rank = st->rank;
     *size = st->size;
@@ -545,7 +556,15 @@ int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
                             const pat_sched_params *params, int rank,
                             const pat_schedule **out, const pat_deps **deps) {
   int err = PAT_SUCCESS, i = 0;
+  unsigned long generation = pat_config_generation();
   sched_entry e;
+  if (st->generation != generation) {
+    /* a reloaded configuration may shape schedules differently (their
+     * tunables are not in params) */
+    while (st->ncached > 0)
+      entry_free(&st->cache[--st->ncached]);
+    st->generation = generation;
+  }
   while (i < st->ncached &&
          !(st->cache[i].alg == alg && st->cache[i].rank == rank &&
            same_params(pat_schedule_params(st->cache[i].sched), params)))
@@ -579,10 +598,28 @@ int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
   memmove(st->cache + 1, st->cache, (size_t)i * sizeof *st->cache);
   st->cache[0] = e;
 out:
+  if (!(i == 0 && st->ncached > 0 && err == PAT_SUCCESS))
+    st->epoch++;
   st->sched_used = err == PAT_SUCCESS;
   *out = err == PAT_SUCCESS ? st->cache[0].sched : NULL;
   *deps = err == PAT_SUCCESS ? st->cache[0].deps : NULL;
   return err;
+}
+
+unsigned long pat_comm_state_schedule_epoch(const pat_comm_state *st) {
+  return st->epoch;
+}
+
+int pat_comm_state_schedule_again(pat_comm_state *st, unsigned long epoch,
+                                  const pat_schedule **out,
+                                  const pat_deps **deps) {
+  int again = st->ncached > 0 && st->epoch == epoch;
+  if (again) {
+    *out = st->cache[0].sched;
+    *deps = st->cache[0].deps;
+    st->sched_used = 1;
+  }
+  return again;
 }
 
 void pat_comm_state_drop_replay(pat_comm_state *st) {

@@ -392,6 +392,7 @@ static struct {
  * it reads, so it never misses its pushed configuration. */
 static _Thread_local const pat_config *pushed;
 static atomic_int pushes;
+static atomic_ulong reloads;
 
 const pat_config *pat_config_push(const pat_config *cfg) {
   const pat_config *previous = pushed;
@@ -428,9 +429,14 @@ const void *pat_config_alg(const pat_config *cfg, pat_reduce_alg alg) {
   return (int)alg >= 0 && alg < PAT_REDUCE_ALG_COUNT ? cfg->alg[alg] : NULL;
 }
 
+unsigned long pat_config_generation(void) {
+  return atomic_load_explicit(&reloads, memory_order_acquire);
+}
+
 void pat_reduce_config_reload(void) {
   PAT_LOCK(&config_lock);
   atomic_store_explicit(&pat_config_cache.loaded, 0, memory_order_release);
+  atomic_fetch_add_explicit(&reloads, 1, memory_order_release);
   PAT_UNLOCK(&config_lock);
   PAT_LOCK(&warn_lock);
   pat_config_cache.nwarned = 0;

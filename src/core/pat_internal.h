@@ -454,6 +454,10 @@ const pat_config *pat_config_get(void);
  * PAT state keeps). */
 const pat_config *pat_config_process(void);
 
+/* How many times pat_reduce_config_reload has run: what was derived from
+ * a configuration holds while this is unchanged. */
+unsigned long pat_config_generation(void);
+
 /* Makes cfg this thread's configuration until pat_config_pop(the value
  * returned). */
 const pat_config *pat_config_push(const pat_config *cfg);
@@ -532,6 +536,10 @@ int pat_parse_seconds(const char *text, double *seconds);
  * calls, naming the rank. */
 void pat_dispatch_summary(int rank);
 
+/* Calls this thread served as repeats of its last call (dispatch.c: no
+ * checks, no choice, the last schedule again); 0 in the SMPI build. */
+unsigned long pat_dispatch_repeats(void);
+
 /* ---- per-communicator state ------------------------------------------- */
 
 /* Finds or creates the state of comm (collective on first use: it
@@ -547,6 +555,10 @@ MPI_Comm pat_comm_state_priv(const pat_comm_state *st);
  * alive?  Then writes its rank and size, with no MPI call (the checks of
  * back-to-back calls); else returns 0 and writes nothing. */
 int pat_comm_state_known(MPI_Comm comm, int *rank, int *size);
+
+/* The same memory: comm's state if comm is the communicator this thread
+ * looked up last and its state is alive, else NULL (always in SMPI). */
+pat_comm_state *pat_comm_state_recall(MPI_Comm comm);
 
 /* Tags a call may use on the private communicator (a dynamic protocol may
  * keep its control and data messages apart). */
@@ -613,6 +625,18 @@ void pat_trace_note(const pat_call *call, pat_trace_kind kind, int peer,
 int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
                             const pat_sched_params *params, int rank,
                             const pat_schedule **out, const pat_deps **deps);
+
+/* A count that changes whenever the schedule pat_comm_state_schedule
+ * returned last may have changed. */
+unsigned long pat_comm_state_schedule_epoch(const pat_comm_state *st);
+
+/* The schedule (and dependencies) pat_comm_state_schedule returned last,
+ * for a call with the same alg, parameters and rank, if the epoch is still
+ * epoch: then 1, as if pat_comm_state_schedule had found it; else 0, and
+ * nothing written. */
+int pat_comm_state_schedule_again(pat_comm_state *st, unsigned long epoch,
+                                  const pat_schedule **out,
+                                  const pat_deps **deps);
 
 /* How many schedules pat_comm_state_schedule has built for st (not reused
  * from its cache). */

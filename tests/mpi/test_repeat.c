@@ -1,0 +1,231 @@
+/* MPI test (any P, run at 4 and 5): calls that repeat the thread's last
+ * call skip the checks and the choice (src/core/dispatch.c, "repeats").
+ *
+ * Checks that repeats are served as repeats (the thread's count grows by
+ * one per repeated call) and stay right while the data changes, for a
+ * scheduled row and a dynamic one, in place and not; that a repeat runs its
+ * own row's schedule after another call on the communicator has put a
+ * different one first in the schedule cache (the epoch); that a
+ * configuration reload reaches schedules (a cached schedule of the old
+ * segment count is not reused); that a communicator or a user datatype
+ * freed and created again under the same handle is never served from the
+ * memory of the old one (derived datatypes are never remembered); and that
+ * a bad argument after a repeat is still an error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <mpi.h>
+
+#include "core/pat_internal.h"
+
+#define COUNT 7
+
+static int rank, size, failures;
+
+static void check(int ok, const char *what) {
+  if (!ok) {
+    fprintf(stderr, "rank %d: FAILED: %s\n", rank, what);
+    failures++;
+  }
+}
+
+/* Rank r's element k in call i. */
+static double value(int r, int i, int k) { return r * 100.0 + i + k * 0.5; }
+
+/* One call of alg on comm with call i's data; checks the root's result. */
+static void one_call(pat_reduce_alg alg, MPI_Comm comm, int root, int in_place,
+                     int i, double *send, double *recv, const char *what) {
+  int r, P, rc;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &P);
+  for (int k = 0; k < COUNT; k++) {
+    send[k] = value(r, i, k);
+    recv[k] = r == root && in_place ? send[k] : -1;
+  }
+  rc = pat_reduce_using(alg, r == root && in_place ? MPI_IN_PLACE : send, recv,
+                        COUNT, MPI_DOUBLE, MPI_SUM, root, comm);
+  check(rc == MPI_SUCCESS, what);
+  if (r == root)
+    for (int k = 0; k < COUNT; k++) {
+      double want = 0;
+      for (int q = 0; q < P; q++)
+        want += value(q, i, k);
+      check(recv[k] == want, what);
+    }
+}
+
+/* 30 calls with the same arguments: 29 repeats, all right. */
+static void same_arguments(pat_reduce_alg alg, int in_place) {
+  static double send[COUNT], recv[COUNT];
+  char what[128];
+  unsigned long before = pat_dispatch_repeats();
+  snprintf(what, sizeof what, "%s, same arguments%s",
+           pat_reduce_algorithm_name(alg), in_place ? ", in place" : "");
+  for (int i = 0; i < 30; i++)
+    one_call(alg, MPI_COMM_WORLD, size - 1, in_place, i, send, recv, what);
+  check(pat_dispatch_repeats() - before == 29, what);
+}
+
+/* binomial, then a call that puts clairvoyant's schedule first in the
+ * cache, then binomial again: the repeat runs binomial's schedule. */
+static void epoch(void) {
+  static double send[COUNT], recv[COUNT];
+  double arrivals[64] = {0};
+  const pat_schedule *mine = NULL, *now = NULL;
+  unsigned long before;
+  one_call(PAT_REDUCE_ALG_BINOMIAL, MPI_COMM_WORLD, 0, 0, 1, send, recv,
+           "epoch: first");
+  one_call(PAT_REDUCE_ALG_BINOMIAL, MPI_COMM_WORLD, 0, 0, 2, send, recv,
+           "epoch: repeat");
+  pat_reduce_last_schedule(MPI_COMM_WORLD, &mine);
+  arrivals[size - 1] = 1e-3;
+  check(pat_reduce_clairvoyant_with(send, recv, COUNT, MPI_DOUBLE, MPI_SUM, 0,
+                                    MPI_COMM_WORLD, arrivals,
+                                    1e-6) == MPI_SUCCESS,
+        "epoch: clairvoyant told");
+  pat_reduce_last_schedule(MPI_COMM_WORLD, &now);
+  check(now != mine, "epoch: clairvoyant's schedule is another");
+  before = pat_dispatch_repeats();
+  one_call(PAT_REDUCE_ALG_BINOMIAL, MPI_COMM_WORLD, 0, 0, 3, send, recv,
+           "epoch: repeat after another schedule");
+  check(pat_dispatch_repeats() - before == 1, "epoch: still a repeat");
+  pat_reduce_last_schedule(MPI_COMM_WORLD, &now);
+  check(now == mine, "epoch: the repeat ran binomial's schedule");
+}
+
+/* pipeline with 2 segments, then with 4 after a reload. */
+static void reload(void) {
+  static double send[COUNT], recv[COUNT];
+  const pat_schedule *s = NULL;
+  int before, after;
+  setenv("PAT_REDUCE_SEGMENTS", "2", 1);
+  pat_reduce_config_reload();
+  for (int i = 0; i < 3; i++)
+    one_call(PAT_REDUCE_ALG_PIPELINE, MPI_COMM_WORLD, 0, 0, i, send, recv,
+             "reload: 2 segments");
+  pat_reduce_last_schedule(MPI_COMM_WORLD, &s);
+  before = s != NULL ? pat_schedule_nops(s, rank) : -1;
+  setenv("PAT_REDUCE_SEGMENTS", "4", 1);
+  pat_reduce_config_reload();
+  one_call(PAT_REDUCE_ALG_PIPELINE, MPI_COMM_WORLD, 0, 0, 9, send, recv,
+           "reload: 4 segments");
+  pat_reduce_last_schedule(MPI_COMM_WORLD, &s);
+  after = s != NULL ? pat_schedule_nops(s, rank) : -1;
+  /* every rank of the chain sends each segment once */
+  check(rank == 0 || after > before, "reload: the new segment count");
+  unsetenv("PAT_REDUCE_SEGMENTS");
+  pat_reduce_config_reload();
+}
+
+/* The layout of the datatype int_sum is called with: the two ints of
+ * element e at ints stride * e and stride * e + gap. */
+static int g_stride, g_gap;
+
+/* A sum of the ints of g_stride / g_gap elements (a user op: Open MPI
+ * refuses MPI_SUM on derived datatypes). */
+static void int_sum(void *in, void *inout, int *len, MPI_Datatype *type) {
+  const int *a = in;
+  int *b = inout;
+  (void)type;
+  for (int e = 0; e < *len; e++) {
+    b[g_stride * e] += a[g_stride * e];
+    b[g_stride * e + g_gap] += a[g_stride * e + g_gap];
+  }
+}
+
+/* A communicator freed and made again, and a datatype freed and made
+ * again with another layout: both most likely under the same handles. */
+static void freed_handles(void) {
+  static double send[COUNT], recv[COUNT];
+  int dsend[3 * 3], drecv[3 * 3];
+  MPI_Op sum;
+  MPI_Comm comm;
+  MPI_Datatype type;
+  unsigned long before;
+  for (int round = 0; round < 2; round++) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    for (int i = 0; i < 3; i++)
+      one_call(PAT_REDUCE_ALG_BINOMIAL, comm, 0, 0, i + round, send, recv,
+               "a communicator made again");
+    MPI_Comm_free(&comm);
+  }
+  MPI_Op_create(int_sum, 1, &sum);
+  before = pat_dispatch_repeats();
+  for (int round = 0; round < 2; round++) {
+    /* round 0: 2 contiguous ints; round 1: the 1st and 3rd of 3 */
+    if (round == 0)
+      MPI_Type_contiguous(2, MPI_INT, &type);
+    else
+      MPI_Type_vector(2, 1, 2, MPI_INT, &type);
+    g_stride = round == 0 ? 2 : 3;
+    g_gap = round == 0 ? 1 : 2;
+    MPI_Type_commit(&type);
+    for (int i = 0; i < 3; i++) {
+      for (int k = 0; k < 9; k++) {
+        dsend[k] = 100 * rank + 10 * i + k;
+        drecv[k] = -1;
+      }
+      check(pat_reduce_using(PAT_REDUCE_ALG_BINOMIAL, dsend, drecv, 3, type,
+                             sum, 0, MPI_COMM_WORLD) == MPI_SUCCESS,
+            "a datatype made again");
+      if (rank == 0)
+        for (int e = 0; e < 3; e++)
+          for (int b = 0; b < 2; b++) {
+            /* element e's block b: round 0 at 2e + b, round 1 at 3e + 2b */
+            int k = round == 0 ? 2 * e + b : 3 * e + 2 * b;
+            int want = 0;
+            for (int q = 0; q < size; q++)
+              want += 100 * q + 10 * i + k;
+            check(drecv[k] == want, "a datatype made again: the sum");
+          }
+    }
+    MPI_Type_free(&type);
+  }
+  MPI_Op_free(&sum);
+  check(pat_dispatch_repeats() == before,
+        "user datatypes and ops are never repeats");
+}
+
+/* A bad root right after repeats is an error, and the next good call is
+ * right. */
+static void bad_after_repeat(void) {
+  static double send[COUNT], recv[COUNT];
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  for (int i = 0; i < 3; i++)
+    one_call(PAT_REDUCE_ALG_BINOMIAL, MPI_COMM_WORLD, 0, 0, i, send, recv,
+             "before a bad root");
+  check(pat_reduce_using(PAT_REDUCE_ALG_BINOMIAL, send, recv, COUNT, MPI_DOUBLE,
+                         MPI_SUM, size, MPI_COMM_WORLD) == MPI_ERR_ROOT,
+        "a bad root after repeats");
+  one_call(PAT_REDUCE_ALG_BINOMIAL, MPI_COMM_WORLD, 0, 0, 5, send, recv,
+           "after a bad root");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+int main(int argc, char **argv) {
+  int all = 0;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > 64) {
+    if (rank == 0)
+      fprintf(stderr, "test_repeat: at most 64 ranks\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  for (int in_place = 0; in_place < 2; in_place++) {
+    same_arguments(PAT_REDUCE_ALG_BINOMIAL, in_place);
+    same_arguments(PAT_REDUCE_ALG_RING, in_place);
+    same_arguments(PAT_REDUCE_ALG_LOCALREDIRECT, in_place);
+    same_arguments(PAT_REDUCE_ALG_NATIVE, in_place);
+  }
+  epoch();
+  reload();
+  freed_handles();
+  bad_after_repeat();
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("test_repeat: %s (%d failures)\n", all == 0 ? "ok" : "FAILED", all);
+  MPI_Finalize();
+  return all == 0 ? 0 : 1;
+}
