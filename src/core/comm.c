@@ -371,6 +371,8 @@ out:
 
 MPI_Comm pat_comm_state_priv(const pat_comm_state *st) { return st->priv; }
 
+unsigned long pat_comm_states_freed(void) { return atomic_load(&states_freed); }
+
 pat_comm_state *pat_comm_state_recall(MPI_Comm comm) {
 #ifndef PATREDUCE_SMPI
   return remembered(comm, atomic_load(&states_freed));

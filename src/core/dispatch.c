@@ -340,18 +340,27 @@ out:
 }
 
 /* ---- repeats -------------------------------------------------------------
- * A call that repeats the last call this thread served, argument for
- * argument, is served from what that call established: the checks' facts,
- * the communicator's state, the row.  Valid while the communicator's
- * state is the one this thread looked up last and alive, the datatype and
- * op are predefined (a freed user handle may come back for another type
- * or op), and the configuration is the same one, not reloaded since.
- * Remembered only for calls that need nothing per call but a tag: no
- * arrival times, no PAT layer, no row picking per call (auto), no
+ * A call that repeats the last call served, argument for argument, is
+ * served from what that call established: the checks' facts, the
+ * communicator's state, the row, the schedule.  Valid while no
+ * communicator state has been freed since (a handle reused for a new
+ * communicator never finds the old state), the datatype and op are
+ * predefined (a freed user handle may come back for another type or op),
+ * the configuration is the same one, not reloaded since, and the state
+ * has no PAT layer; the schedule while the state's schedule cache has not
+ * changed (its epoch).  Remembered only for calls that need nothing per
+ * call but a tag: no arrival times, no row picking per call (auto), no
  * verbose accounting, no bad setting, count > 0.  Every rank takes the
  * same row either way, so a repeat on one rank and not on another cannot
- * diverge.  Not in the SMPI build (its ranks share threads).  Measured:
- * Open MPI, P = 8 on 2 cores, 8 B back to back, fixed root: ... */
+ * diverge.
+ *
+ * Below MPI_THREAD_MULTIPLE one thread calls MPI at a time, so the
+ * memory is the process's (no thread-local access: in a shared library
+ * each costs a call to __tls_get_addr, which perf found to be 3% of an
+ * 8-byte binomial call at P = 8); under MPI_THREAD_MULTIPLE each thread
+ * has its own.  Not in the SMPI build (its ranks share the process).
+ * Measured: ...
+ */
 typedef struct repeat {
   int valid;
   const void *sendbuf; /* the arguments as given */
@@ -364,37 +373,58 @@ typedef struct repeat {
   pat_reduce_alg alg;
   const pat_config *cfg; /* and its generation */
   unsigned long generation;
-  pat_call call; /* as the checks left it; its tag is the last call's */
+  unsigned long freed; /* pat_comm_states_freed() when remembered */
+  pat_call call;       /* as the checks left it; its tag is the last call's */
   pat_reduce_alg chosen;
   /* it ran a schedule, the state's cache[0] while its epoch is this */
   int scheduled;
   unsigned long epoch;
+  unsigned long served; /* repeats served from this memory */
 } repeat;
 
 #ifndef PATREDUCE_SMPI
-static _Thread_local repeat last_call;
-static _Thread_local unsigned long repeats; /* served on this thread */
+static repeat process_memo;
+static _Thread_local repeat thread_memo;
+/* MPI's thread level: -1 until read (it does not change after MPI_Init) */
+static atomic_int thread_level = -1;
+
+/* The memory of the last call: the process's or, under
+ * MPI_THREAD_MULTIPLE, this thread's; NULL outside MPI_Init ..
+ * MPI_Finalize (the checks report such a call). */
+static repeat *memo(void) {
+  int level = atomic_load_explicit(&thread_level, memory_order_relaxed);
+  if (level < 0) {
+    int init = 0, fin = 0;
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fin);
+    if (!init || fin || PMPI_Query_thread(&level) != MPI_SUCCESS)
+      return NULL;
+    atomic_store_explicit(&thread_level, level, memory_order_relaxed);
+  }
+  return level == MPI_THREAD_MULTIPLE ? &thread_memo : &process_memo;
+}
 #endif
 
 unsigned long pat_dispatch_repeats(void) {
 #ifndef PATREDUCE_SMPI
-  return repeats;
+  const repeat *r = memo();
+  return r != NULL ? r->served : 0;
 #else
   return 0;
 #endif
 }
 
-/* This thread's last remembered call, if the call repeats it; else NULL. */
+/* The last remembered call, if this call repeats it; else NULL. */
 static repeat *repeated(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
                         int count, MPI_Datatype datatype, MPI_Op op, int root,
                         MPI_Comm comm) {
 #ifndef PATREDUCE_SMPI
-  repeat *r = &last_call;
-  if (!r->valid || r->comm != comm || r->alg != alg || r->sendbuf != sendbuf ||
-      r->recvbuf != recvbuf || r->count != count || r->datatype != datatype ||
-      r->op != op || r->root != root || r->cfg != pat_config_get() ||
-      r->generation != pat_config_generation() ||
-      pat_comm_state_recall(comm) != r->call.state ||
+  repeat *r = memo();
+  if (r == NULL || !r->valid || r->comm != comm || r->alg != alg ||
+      r->sendbuf != sendbuf || r->recvbuf != recvbuf || r->count != count ||
+      r->datatype != datatype || r->op != op || r->root != root ||
+      r->cfg != pat_config_get() || r->generation != pat_config_generation() ||
+      r->freed != pat_comm_states_freed() ||
       pat_comm_state_has_pat(r->call.state))
     r = NULL;
   return r;
@@ -405,21 +435,22 @@ static repeat *repeated(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
 #endif
 }
 
-/* Remembers call c (checked, served, its state looked up) asked for alg
- * and served by chosen, if a repeat of it may skip to the run. */
+/* Remembers call c (checked, served; its state alive: in use) asked for
+ * alg and served by chosen, if a repeat of it may skip to the run. */
 static void remember_call(const pat_call *c, pat_reduce_alg alg,
                           pat_reduce_alg chosen, const void *sendbuf,
                           const pat_config *cfg) {
 #ifndef PATREDUCE_SMPI
-  repeat *r = &last_call;
+  repeat *r = memo();
   pat_type_info info;
   int commutative;
+  if (r == NULL)
+    return;
   r->valid = c->count > 0 && c->pat == NULL && cfg->verbose == 0 &&
              cfg->bad == 0 && !pat_alg_table[alg]->uses_arrivals &&
              pat_alg_table[alg]->choose == NULL &&
              !pat_alg_table[chosen]->uses_arrivals &&
              pat_alg_table[chosen]->choose == NULL &&
-             pat_comm_state_recall(c->comm) == c->state &&
              pat_type_op_known(c->datatype, c->op, &info, &commutative);
   if (!r->valid)
     return;
@@ -434,10 +465,12 @@ static void remember_call(const pat_call *c, pat_reduce_alg alg,
                 .alg = alg,
                 .cfg = cfg,
                 .generation = pat_config_generation(),
+                .freed = pat_comm_states_freed(),
                 .call = *c,
                 .chosen = chosen,
                 .scheduled = pat_comm_state_last_schedule(c->state) != NULL,
-                .epoch = pat_comm_state_schedule_epoch(c->state)};
+                .epoch = pat_comm_state_schedule_epoch(c->state),
+                .served = r->served};
 #else
   (void)c, (void)alg, (void)chosen, (void)sendbuf, (void)cfg;
 #endif
@@ -450,9 +483,7 @@ static int run_repeat(repeat *r) {
   const pat_schedule *sched;
   const pat_deps *deps;
   int rc;
-#ifndef PATREDUCE_SMPI
-  repeats++;
-#endif
+  r->served++;
   c->tag = pat_comm_state_next_tag(c->state);
   pat_comm_state_set_last(c->state, r->chosen);
   if (r->scheduled &&

@@ -536,8 +536,9 @@ int pat_parse_seconds(const char *text, double *seconds);
  * calls, naming the rank. */
 void pat_dispatch_summary(int rank);
 
-/* Calls this thread served as repeats of its last call (dispatch.c: no
- * checks, no choice, the last schedule again); 0 in the SMPI build. */
+/* Calls served as repeats of the last call (dispatch.c: no checks, no
+ * choice, the last schedule again): in this process, or in this thread
+ * under MPI_THREAD_MULTIPLE; 0 in the SMPI build. */
 unsigned long pat_dispatch_repeats(void);
 
 /* ---- per-communicator state ------------------------------------------- */
@@ -559,6 +560,10 @@ int pat_comm_state_known(MPI_Comm comm, int *rank, int *size);
 /* The same memory: comm's state if comm is the communicator this thread
  * looked up last and its state is alive, else NULL (always in SMPI). */
 pat_comm_state *pat_comm_state_recall(MPI_Comm comm);
+
+/* How many states have been freed so far in this process: a state known
+ * alive when this count was read is alive while it has not changed. */
+unsigned long pat_comm_states_freed(void);
 
 /* Tags a call may use on the private communicator (a dynamic protocol may
  * keep its control and data messages apart). */
