@@ -342,7 +342,9 @@ out:
 /* ---- repeats -------------------------------------------------------------
  * A call that repeats the last call served, argument for argument, is
  * served from what that call established: the checks' facts, the
- * communicator's state, the row, the schedule.  Valid while no
+ * communicator's state, the row, the schedule.  A repeat at another root
+ * (IMB moves it every call) is checked for what depends on the root and
+ * looks its schedule up.  Valid while no
  * communicator state has been freed since (a handle reused for a new
  * communicator never finds the old state), the datatype and op are
  * predefined (a freed user handle may come back for another type or op),
@@ -414,7 +416,26 @@ unsigned long pat_dispatch_repeats(void) {
 #endif
 }
 
-/* The last remembered call, if this call repeats it; else NULL. */
+#ifndef PATREDUCE_SMPI
+/* The remembered call r moved to another root (IMB's loop), if the checks
+ * that depend on the root pass: else 0, and the full checks say what is
+ * wrong.  Its schedule is looked up again. */
+static int reroot(repeat *r, int root) {
+  pat_call *c = &r->call;
+  int at_root = c->rank == root, in_place = r->sendbuf == MPI_IN_PLACE;
+  if (root < 0 || root >= c->nranks || (in_place && !at_root) ||
+      (at_root && (r->recvbuf == NULL || r->sendbuf == r->recvbuf)))
+    return 0;
+  r->root = c->root = root;
+  c->in_place = in_place;
+  c->sendbuf = in_place ? r->recvbuf : r->sendbuf;
+  r->scheduled = 0;
+  return 1;
+}
+#endif
+
+/* The last remembered call, if this call repeats it, perhaps at another
+ * root; else NULL. */
 static repeat *repeated(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
                         int count, MPI_Datatype datatype, MPI_Op op, int root,
                         MPI_Comm comm) {
@@ -422,10 +443,11 @@ static repeat *repeated(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
   repeat *r = memo();
   if (r == NULL || !r->valid || r->comm != comm || r->alg != alg ||
       r->sendbuf != sendbuf || r->recvbuf != recvbuf || r->count != count ||
-      r->datatype != datatype || r->op != op || r->root != root ||
-      r->cfg != pat_config_get() || r->generation != pat_config_generation() ||
+      r->datatype != datatype || r->op != op || r->cfg != pat_config_get() ||
+      r->generation != pat_config_generation() ||
       r->freed != pat_comm_states_freed() ||
-      pat_comm_state_has_pat(r->call.state))
+      pat_comm_state_has_pat(r->call.state) ||
+      (r->root != root && !reroot(r, root)))
     r = NULL;
   return r;
 #else
@@ -491,6 +513,7 @@ static int run_repeat(repeat *r) {
     rc = pat_exec_run(sched, c, deps);
   } else {
     rc = run_alg(c, r->chosen);
+    r->scheduled = pat_comm_state_last_schedule(c->state) != NULL;
     r->epoch = pat_comm_state_schedule_epoch(c->state);
   }
   if (rc != MPI_SUCCESS)

@@ -1,16 +1,17 @@
-/* MPI test (any P, run at 4 and 5): calls that repeat the thread's last
- * call skip the checks and the choice (src/core/dispatch.c, "repeats").
+/* MPI test (any P, run at 4 and 5): calls that repeat the last call
+ * skip the checks and the choice (src/core/dispatch.c, "repeats").
  *
- * Checks that repeats are served as repeats (the thread's count grows by
- * one per repeated call) and stay right while the data changes, for a
- * scheduled row and a dynamic one, in place and not; that a repeat runs its
- * own row's schedule after another call on the communicator has put a
- * different one first in the schedule cache (the epoch); that a
- * configuration reload reaches schedules (a cached schedule of the old
- * segment count is not reused); that a communicator or a user datatype
- * freed and created again under the same handle is never served from the
- * memory of the old one (derived datatypes are never remembered); and that
- * a bad argument after a repeat is still an error.
+ * Checks that repeats are served as repeats (the count grows by one per
+ * repeated call) and stay right while the data changes, for a scheduled
+ * row and a dynamic one, in place and not, and with the root moving every
+ * call; that a repeat runs its own row's schedule after another call on
+ * the communicator has put a different one first in the schedule cache
+ * (the epoch); that a configuration reload reaches schedules (a cached
+ * schedule of the old segment count is not reused); that a communicator
+ * or a user datatype freed and created again under the same handle is
+ * never served from the memory of the old one (user datatypes and ops are
+ * never remembered); and that a bad argument after a repeat is still an
+ * error.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,20 @@ static void same_arguments(pat_reduce_alg alg, int in_place) {
   for (int i = 0; i < 30; i++)
     one_call(alg, MPI_COMM_WORLD, size - 1, in_place, i, send, recv, what);
   check(pat_dispatch_repeats() - before == 29, what);
+}
+
+/* 30 calls with the root moving every call (IMB's loop): 29 repeats
+ * unless in place (the root's sendbuf differs from the others'), all
+ * right. */
+static void rotating_root(pat_reduce_alg alg, int in_place) {
+  static double send[COUNT], recv[COUNT];
+  char what[128];
+  unsigned long before = pat_dispatch_repeats();
+  snprintf(what, sizeof what, "%s, rotating root%s",
+           pat_reduce_algorithm_name(alg), in_place ? ", in place" : "");
+  for (int i = 0; i < 30; i++)
+    one_call(alg, MPI_COMM_WORLD, i % size, in_place, i, send, recv, what);
+  check(in_place || pat_dispatch_repeats() - before == 29, what);
 }
 
 /* binomial, then a call that puts clairvoyant's schedule first in the
@@ -218,6 +233,8 @@ int main(int argc, char **argv) {
     same_arguments(PAT_REDUCE_ALG_RING, in_place);
     same_arguments(PAT_REDUCE_ALG_LOCALREDIRECT, in_place);
     same_arguments(PAT_REDUCE_ALG_NATIVE, in_place);
+    rotating_root(PAT_REDUCE_ALG_BINOMIAL, in_place);
+    rotating_root(PAT_REDUCE_ALG_LOCALREDIRECT, in_place);
   }
   epoch();
   reload();
