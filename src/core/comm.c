@@ -417,6 +417,11 @@ out:
   return block;
 }
 
+size_t pat_comm_state_scratch_bytes(const pat_comm_state *st,
+                                    pat_scratch_kind kind) {
+  return kind >= 0 && kind < PAT_SCRATCH_KINDS ? st->scratch[kind].bytes : 0;
+}
+
 void pat_comm_state_scratch_give(pat_comm_state *st, pat_scratch_kind kind,
                                  void *block) {
   if (kind >= 0 && kind < PAT_SCRATCH_KINDS && block != NULL &&

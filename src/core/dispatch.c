@@ -381,7 +381,9 @@ typedef struct repeat {
   /* it ran a schedule, the state's cache[0] while its epoch is this */
   int scheduled;
   unsigned long epoch;
-  unsigned long served; /* repeats served from this memory */
+  pat_exec_prep prep;     /* that schedule's run prepared, once repeated */
+  unsigned long served;   /* repeats served from this memory */
+  unsigned long prepared; /* of them, prepared runs */
 } repeat;
 
 #ifndef PATREDUCE_SMPI
@@ -407,11 +409,12 @@ static repeat *memo(void) {
 }
 #endif
 
-unsigned long pat_dispatch_repeats(void) {
+unsigned long pat_dispatch_repeats(int prepared) {
 #ifndef PATREDUCE_SMPI
   const repeat *r = memo();
-  return r != NULL ? r->served : 0;
+  return r == NULL ? 0 : prepared ? r->prepared : r->served;
 #else
+  (void)prepared;
   return 0;
 #endif
 }
@@ -430,6 +433,7 @@ static int reroot(repeat *r, int root) {
   c->in_place = in_place;
   c->sendbuf = in_place ? r->recvbuf : r->sendbuf;
   r->scheduled = 0;
+  r->prep.nops = 0;
   return 1;
 }
 #endif
@@ -476,23 +480,24 @@ static void remember_call(const pat_call *c, pat_reduce_alg alg,
              pat_type_op_known(c->datatype, c->op, &info, &commutative);
   if (!r->valid)
     return;
-  *r = (repeat){.valid = 1,
-                .sendbuf = sendbuf,
-                .recvbuf = c->recvbuf,
-                .count = c->count,
-                .datatype = c->datatype,
-                .op = c->op,
-                .root = c->root,
-                .comm = c->comm,
-                .alg = alg,
-                .cfg = cfg,
-                .generation = pat_config_generation(),
-                .freed = pat_comm_states_freed(),
-                .call = *c,
-                .chosen = chosen,
-                .scheduled = pat_comm_state_last_schedule(c->state) != NULL,
-                .epoch = pat_comm_state_schedule_epoch(c->state),
-                .served = r->served};
+  /* field by field: the prepared run's table is not zeroed on every
+   * call that is not a repeat */
+  r->sendbuf = sendbuf;
+  r->recvbuf = c->recvbuf;
+  r->count = c->count;
+  r->datatype = c->datatype;
+  r->op = c->op;
+  r->root = c->root;
+  r->comm = c->comm;
+  r->alg = alg;
+  r->cfg = cfg;
+  r->generation = pat_config_generation();
+  r->freed = pat_comm_states_freed();
+  r->call = *c;
+  r->chosen = chosen;
+  r->scheduled = pat_comm_state_last_schedule(c->state) != NULL;
+  r->epoch = pat_comm_state_schedule_epoch(c->state);
+  r->prep.nops = 0;
 #else
   (void)c, (void)alg, (void)chosen, (void)sendbuf, (void)cfg;
 #endif
@@ -510,11 +515,18 @@ static int run_repeat(repeat *r) {
   pat_comm_state_set_last(c->state, r->chosen);
   if (r->scheduled &&
       pat_comm_state_schedule_again(c->state, r->epoch, &sched, &deps)) {
-    rc = pat_exec_run(sched, c, deps);
+    rc = pat_exec_run_prepared(&r->prep, c);
+    r->prepared += rc != PAT_EXEC_NOT_PREPARED;
+    if (rc == PAT_EXEC_NOT_PREPARED) {
+      rc = pat_exec_run(sched, c, deps);
+      if (rc == MPI_SUCCESS)
+        pat_exec_prepare(sched, c, deps, &r->prep);
+    }
   } else {
     rc = run_alg(c, r->chosen);
     r->scheduled = pat_comm_state_last_schedule(c->state) != NULL;
     r->epoch = pat_comm_state_schedule_epoch(c->state);
+    r->prep.nops = 0;
   }
   if (rc != MPI_SUCCESS)
     PMPI_Comm_call_errhandler(c->comm, rc);

@@ -537,9 +537,10 @@ int pat_parse_seconds(const char *text, double *seconds);
 void pat_dispatch_summary(int rank);
 
 /* Calls served as repeats of the last call (dispatch.c: no checks, no
- * choice, the last schedule again): in this process, or in this thread
- * under MPI_THREAD_MULTIPLE; 0 in the SMPI build. */
-unsigned long pat_dispatch_repeats(void);
+ * choice, the last schedule again), or with prepared != 0 those of them
+ * that ran prepared (exec.c): in this process, or in this thread under
+ * MPI_THREAD_MULTIPLE; 0 in the SMPI build. */
+unsigned long pat_dispatch_repeats(int prepared);
 
 /* ---- per-communicator state ------------------------------------------- */
 
@@ -603,6 +604,9 @@ void *pat_comm_state_scratch_take(pat_comm_state *st, pat_scratch_kind kind,
                                   size_t bytes);
 void pat_comm_state_scratch_give(pat_comm_state *st, pat_scratch_kind kind,
                                  void *block);
+/* The size of the block of that kind now (0: none). */
+size_t pat_comm_state_scratch_bytes(const pat_comm_state *st,
+                                    pat_scratch_kind kind);
 
 /* Algorithm alg's state on this communicator (NULL until set); set once,
  * freed with the communicator by the row's state_free. */
@@ -718,5 +722,34 @@ void pat_exec_free(pat_exec *exec);
 /* start + wait.  MPI error code. */
 int pat_exec_run(const pat_schedule *sched, const pat_call *call,
                  const pat_deps *deps);
+
+/* A prepared run (exec.c): the operations of a program that runs in
+ * order and untimed, with their buffers resolved once, for the repeats of
+ * one call (dispatch.c).  nops == 0: none. */
+#define PAT_PREP_MAX_OPS 40
+typedef struct pat_exec_prep {
+  int nops;
+  void *block;  /* the temporaries' scratch block when prepared, or NULL */
+  size_t bytes; /* its size then */
+  struct pat_prep_op {
+    pat_sched_kind kind;
+    int peer, count;
+    const char *from; /* SEND, COMBINE, COPY */
+    char *to;         /* RECV, COMBINE, COPY */
+  } op[PAT_PREP_MAX_OPS];
+} pat_exec_prep;
+
+/* Prepares call's run of sched (its rank's program, deps as
+ * pat_exec_run's) into prep, if the program runs in order, untimed, in at
+ * most PAT_PREP_MAX_OPS operations, with its temporaries in the
+ * communicator's scratch; else prep->nops = 0. */
+void pat_exec_prepare(const pat_schedule *sched, const pat_call *call,
+                      const pat_deps *deps, pat_exec_prep *prep);
+
+/* Runs a prepared call: MPI error code, or PAT_EXEC_NOT_PREPARED (nothing
+ * done) when the preparation no longer holds (a trace was started, the
+ * scratch block changed or is lent). */
+#define PAT_EXEC_NOT_PREPARED (-1)
+int pat_exec_run_prepared(const pat_exec_prep *prep, const pat_call *call);
 
 #endif /* PAT_INTERNAL_H */
