@@ -361,7 +361,13 @@ out:
  * each costs a call to __tls_get_addr, which perf found to be 3% of an
  * 8-byte binomial call at P = 8); under MPI_THREAD_MULTIPLE each thread
  * has its own.  Not in the SMPI build (its ranks share the process).
- * Measured: ...
+ * Once repeated, a program that runs in order runs prepared (exec.c).
+ * Measured, Open MPI, P = 8 on 2 cores, 8 B back to back, fixed root,
+ * against Open MPI's own binomial: binomial 1.65-1.77x before repeats,
+ * 1.26-1.31x with them, 1.13-1.20x without thread-local memory,
+ * 1.03-1.12x with link-time optimization, 0.86-0.89x with prepared runs;
+ * with the root moving every call 1.05-1.08x before repeats at another
+ * root, 1.01-1.06x after.
  */
 typedef struct repeat {
   int valid;

@@ -68,10 +68,11 @@
  * included).  The rest of an 8-byte call's cost was in the dispatcher and
  * the dozens of small functions around this one: a call repeating the
  * last one now skips the dispatcher's work (dispatch.c, "repeats"), and
- * link-time optimization inlines the small functions; at P = 8 on 2
- * cores, 8 B back to back, binomial went from 1.65-1.77x Open MPI's
- * binomial to 1.03-1.06x.  (patbench's native row used to run through
- * the dispatcher too, which hid most of that difference.)
+ * link-time optimization inlines the small functions, and a repeat runs
+ * prepared (below); at P = 8 on 2 cores, 8 B back to back, binomial went
+ * from 1.65-1.77x Open MPI's binomial to 0.86-0.89x.  (patbench's native
+ * row used to run through the dispatcher too, which hid most of that
+ * difference.)
  */
 #include <stddef.h>
 #include <stdlib.h>
