@@ -578,6 +578,7 @@ int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
     i++;
   if (i == 0 && st->ncached > 0)
     goto out; /* the last call's: already first */
+  st->epoch++; /* cache[0] changes below, or the call fails */
   if (i < st->ncached) {
     e = st->cache[i];
   } else {
@@ -605,8 +606,6 @@ int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
   memmove(st->cache + 1, st->cache, (size_t)i * sizeof *st->cache);
   st->cache[0] = e;
 out:
-  if (!(i == 0 && st->ncached > 0 && err == PAT_SUCCESS))
-    st->epoch++;
   st->sched_used = err == PAT_SUCCESS;
   *out = err == PAT_SUCCESS ? st->cache[0].sched : NULL;
   *deps = err == PAT_SUCCESS ? st->cache[0].deps : NULL;

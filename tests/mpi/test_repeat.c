@@ -6,12 +6,12 @@
  * row and a dynamic one, in place and not, and with the root moving every
  * call; that a repeat runs its own row's schedule after another call on
  * the communicator has put a different one first in the schedule cache
- * (the epoch); that a configuration reload reaches schedules (a cached
- * schedule of the old segment count is not reused); that a communicator
- * or a user datatype freed and created again under the same handle is
- * never served from the memory of the old one (user datatypes and ops are
- * never remembered); and that a bad argument after a repeat is still an
- * error.
+ * (the epoch), also when that one took the cache's only entry; that a
+ * configuration reload reaches schedules (a cached schedule of the old segment
+ * count is not reused); that a communicator or a user datatype freed and
+ * created again under the same handle is never served from the memory of the
+ * old one (user datatypes and ops are never remembered); and that a bad
+ * argument after a repeat is still an error.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +112,33 @@ static void epoch(void) {
   check(pat_dispatch_repeats(0) - before == 1, "epoch: still a repeat");
   pat_reduce_last_schedule(MPI_COMM_WORLD, &now);
   check(now == mine, "epoch: the repeat ran binomial's schedule");
+}
+
+/* The same with a cache of one schedule (PAT_REDUCE_SCHEDULE_CACHE=1):
+ * the told call's schedule, for another count, takes the only entry, and
+ * the repeat must not run it. */
+static void epoch_cache_one(void) {
+  static double send[COUNT], recv[COUNT];
+  double arrivals[64] = {0};
+  const pat_schedule *now = NULL;
+  setenv("PAT_REDUCE_SCHEDULE_CACHE", "1", 1);
+  pat_reduce_config_reload();
+  one_call(PAT_REDUCE_ALG_BINOMIAL, MPI_COMM_WORLD, 0, 0, 1, send, recv,
+           "epoch, one entry: first");
+  one_call(PAT_REDUCE_ALG_BINOMIAL, MPI_COMM_WORLD, 0, 0, 2, send, recv,
+           "epoch, one entry: repeat");
+  arrivals[size - 1] = 1e-3;
+  check(pat_reduce_clairvoyant_with(send, recv, COUNT - 2, MPI_DOUBLE, MPI_SUM,
+                                    0, MPI_COMM_WORLD, arrivals,
+                                    1e-6) == MPI_SUCCESS,
+        "epoch, one entry: clairvoyant told, another count");
+  one_call(PAT_REDUCE_ALG_BINOMIAL, MPI_COMM_WORLD, 0, 0, 3, send, recv,
+           "epoch, one entry: repeat after another schedule");
+  pat_reduce_last_schedule(MPI_COMM_WORLD, &now);
+  check(now != NULL && pat_schedule_params(now)->count == COUNT,
+        "epoch, one entry: the repeat ran a schedule of its own count");
+  unsetenv("PAT_REDUCE_SCHEDULE_CACHE");
+  pat_reduce_config_reload();
 }
 
 /* pipeline with 2 segments, then with 4 after a reload. */
@@ -242,6 +269,7 @@ int main(int argc, char **argv) {
     rotating_root(PAT_REDUCE_ALG_LOCALREDIRECT, in_place);
   }
   epoch();
+  epoch_cache_one();
   reload();
   freed_handles();
   bad_after_repeat();
