@@ -373,19 +373,10 @@ MPI_Comm pat_comm_state_priv(const pat_comm_state *st) { return st->priv; }
 
 unsigned long pat_comm_states_freed(void) { return atomic_load(&states_freed); }
 
-pat_comm_state *pat_comm_state_recall(MPI_Comm comm) {
-#ifndef PATREDUCE_SMPI
-  return remembered(comm, atomic_load(&states_freed));
-#else
-  (void)comm;
-  return NULL;
-#endif
-}
-
 int pat_comm_state_known(MPI_Comm comm, int *rank, int *size) {
   int known = 0;
 #ifndef PATREDUCE_SMPI
-  const pat_comm_state *st = pat_comm_state_recall(comm);
+  const pat_comm_state *st = remembered(comm, atomic_load(&states_freed));
   if (st != NULL) {
     *rank = st->rank;
     *size = st->size;
@@ -577,7 +568,7 @@ int pat_comm_state_schedule(pat_comm_state *st, pat_reduce_alg alg,
            same_params(pat_schedule_params(st->cache[i].sched), params)))
     i++;
   if (i == 0 && st->ncached > 0)
-    goto out; /* the last call's: already first */
+    goto out;  /* the last call's: already first */
   st->epoch++; /* cache[0] changes below, or the call fails */
   if (i < st->ncached) {
     e = st->cache[i];

@@ -601,23 +601,27 @@ int pat_exec_wait(pat_exec *x) {
  * already starts an operation only after every operation of the earlier
  * rounds has finished, and within a round there is no other transfer to
  * wait for.  See "Per-call cost" for what it saves. */
+/* The fields of x an in-order run reads, and its buffers: zeroing the
+ * whole executor (528 bytes, its slot tables) was half of run_in_order's
+ * cost at 8 bytes.  The slot tables are read only where buffers_alloc set
+ * the readable / writable bit. */
+static int in_order_setup(pat_exec *x, const pat_schedule *sched,
+                          const pat_call *call, const pat_deps *deps) {
+  x->call = call;
+  x->ops = pat_schedule_ops(sched, call->rank);
+  x->nops = deps->nops;
+  x->deps = deps;
+  x->extent = call->type.extent;
+  x->elem_bytes = (double)call->type.size;
+  x->timed = call->pat != NULL || pat_trace_on(call);
+  x->tmp = (pat_tmpbuf){.raw = NULL};
+  return buffers_alloc(x);
+}
+
 static int run_in_order(const pat_schedule *sched, const pat_call *call,
                         const pat_deps *deps) {
-  /* Only the fields this path reads are set: zeroing the whole executor
-   * (528 bytes, its slot tables) was half of this function's cost at
-   * 8 bytes.  The slot tables are read only where buffers_alloc set the
-   * readable / writable bit. */
   pat_exec x;
-  int rc;
-  x.call = call;
-  x.ops = pat_schedule_ops(sched, call->rank);
-  x.nops = pat_schedule_nops(sched, call->rank);
-  x.deps = deps;
-  x.extent = call->type.extent;
-  x.elem_bytes = (double)call->type.size;
-  x.timed = call->pat != NULL || pat_trace_on(call);
-  x.tmp = (pat_tmpbuf){.raw = NULL};
-  rc = buffers_alloc(&x);
+  int rc = in_order_setup(&x, sched, call, deps);
   for (int i = 0; rc == MPI_SUCCESS && i < x.nops; i++)
     rc = is_transfer(&x.ops[i]) ? transfer_blocking(&x, i) : run_local(&x, i);
   pat_tmpbuf_free(&x.tmp);
@@ -646,13 +650,7 @@ void pat_exec_prepare(const pat_schedule *sched, const pat_call *call,
   if (!in_order_run(sched, call, deps) || call->pat != NULL ||
       pat_trace_on(call) || deps->nops > PAT_PREP_MAX_OPS)
     return;
-  x.call = call;
-  x.ops = pat_schedule_ops(sched, call->rank);
-  x.nops = deps->nops;
-  x.deps = deps;
-  x.extent = call->type.extent;
-  x.tmp = (pat_tmpbuf){.raw = NULL};
-  rc = buffers_alloc(&x);
+  rc = in_order_setup(&x, sched, call, deps);
   prep->block = x.tmp.raw;
   prep->bytes =
       x.tmp.raw != NULL

@@ -558,10 +558,6 @@ MPI_Comm pat_comm_state_priv(const pat_comm_state *st);
  * back-to-back calls); else returns 0 and writes nothing. */
 int pat_comm_state_known(MPI_Comm comm, int *rank, int *size);
 
-/* The same memory: comm's state if comm is the communicator this thread
- * looked up last and its state is alive, else NULL (always in SMPI). */
-pat_comm_state *pat_comm_state_recall(MPI_Comm comm);
-
 /* How many states have been freed so far in this process: a state known
  * alive when this count was read is alive while it has not changed. */
 unsigned long pat_comm_states_freed(void);
