@@ -145,6 +145,15 @@ struct pat_state {
   long hist_call[PAT_OBSERVED_KEPT], nhist;
   double rz[PAT_OBSERVED_KEPT];
   long rz_call[PAT_OBSERVED_KEPT], nrz;
+  /* the client's pace (pat_state_pace): the factor on the automatic
+   * interval, and a call that exchanges whatever the interval (-1) */
+  int stretch;
+  long soon;
+  int every; /* the current call's interval (0: none), pace included */
+  /* what predicted was last computed from: the predictor's observations
+   * (-1: none) and the rounding grid (it changes only with them) */
+  long pred_seen;
+  double pred_q;
 };
 
 static void kept_reset(kept *k) {
@@ -276,6 +285,9 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
   ps->exchange_tag = exchange_tag;
   ps->observed = -1;
   ps->xcall = -1;
+  ps->stretch = 1;
+  ps->soon = -1;
+  ps->pred_seen = -1;
   ps->xexit = NAN;
   kept_reset(ps->call);
   PMPI_Comm_size(priv, &ps->nranks);
@@ -455,14 +467,26 @@ int pat_exchange_interval(const pat_model *model, double bytes, int nranks) {
   return every;
 }
 
+void pat_state_pace(pat_state *ps, int stretch, long soon) {
+  ps->stretch = stretch >= 1 ? stretch : 1;
+  ps->soon = soon;
+}
+
 int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
-  int rc, every;
+  int rc, every, automatic = ps->cfg->exchange_interval < 0;
   pat_model m;
   if (pat_state_model(ps, &m))
     every = pat_exchange_interval(&m, bytes, ps->nranks);
   else /* no model yet: exchange every call (auto) until one is fitted */
-    every = ps->cfg->exchange_interval >= 0 ? ps->cfg->exchange_interval : 1;
-  *stamp = pat_state_now(ps);
+    every = automatic ? 1 : ps->cfg->exchange_interval;
+  if (automatic) /* the client's pace */
+    every = (long)every * ps->stretch < PAT_EXCHANGE_MAX_EVERY
+                ? every * ps->stretch
+                : PAT_EXCHANGE_MAX_EVERY;
+  ps->every = every;
+  *stamp = NAN;
+  if (automatic && ps->soon == ps->calls)
+    every = 1;
   rc = exchanges_progress(ps);
   /* complete and observe what is due: the same calls on every rank */
   while (rc == MPI_SUCCESS && ps->npending > 0 &&
@@ -476,6 +500,7 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
     int slot = (ps->head + ps->npending) % PAT_EXCHANGE_SLOTS;
     pending *p = &ps->fifo[slot];
     double mine[FIELDS];
+    *stamp = pat_state_now(ps);
     p->buf = malloc((size_t)ps->nranks * FIELDS * sizeof *p->buf);
     if (p->buf == NULL)
       return MPI_ERR_NO_MEM;
@@ -560,15 +585,26 @@ int pat_state_model(const pat_state *ps, pat_model *model) {
 const double *pat_state_predict(pat_state *ps, double bytes, pat_model *model) {
   if (pat_state_model(ps, model)) {
     double q = pat_model_round_cost(model, bytes) / PAT_PREDICT_GRID;
+    long seen = pat_predictor_observed(ps->pred);
+    if (seen == ps->pred_seen && q == ps->pred_q)
+      return ps->predicted; /* as computed last: nothing new observed */
     pat_predictor_predict(ps->pred, ps->predicted);
     for (int r = 0; q > 0 && isfinite(q) && r < ps->nranks; r++)
       ps->predicted[r] = q * nearbyint(ps->predicted[r] / q);
+    ps->pred_seen = seen;
+    ps->pred_q = q;
   } else {
     /* no model yet: balanced, where the tree does not depend on it */
     memset(ps->predicted, 0, (size_t)ps->nranks * sizeof *ps->predicted);
+    ps->pred_seen = -1;
     *model = (pat_model){1.0, 0, 0};
   }
   return ps->predicted;
+}
+
+int pat_state_sampling(const pat_state *ps) {
+  long next = ps->calls + 1;
+  return ps->every > 0 && (next % ps->every == 0 || ps->soon == next);
 }
 
 int pat_state_exchanging(const pat_state *ps) {

@@ -31,10 +31,20 @@ void pat_state_free(pat_state *ps); /* accepts NULL; collective */
 /* The global time base. */
 double pat_state_now(const pat_state *ps);
 
-/* At the start of a call of bytes per rank: stamps the arrival (writes
- * it), completes the exchanges due now and starts this call's if
- * pat_exchange_interval says so.  MPI error code. */
+/* At the start of a call of bytes per rank: completes the exchanges due
+ * now and starts this call's if pat_exchange_interval (and the pace,
+ * pat_state_pace) says so, with the arrival stamped (written to *stamp;
+ * NAN on a call that does not exchange: no clock is read).  MPI error
+ * code. */
 int pat_state_arrive(pat_state *ps, double bytes, double *stamp);
+
+/* The pace of the exchange its client (auto) wants, decided from
+ * exchanged data (so at the same call on every rank): while the interval
+ * is automatic (PAT_REDUCE_EXCHANGE_INTERVAL=auto) the calls from the
+ * next one exchange every stretch times the automatic interval (at most
+ * every PAT_EXCHANGE_MAX_EVERY-th call), and call soon (-1: none)
+ * exchanges whatever the interval.  A set interval is kept as set. */
+void pat_state_pace(pat_state *ps, int stretch, long soon);
 
 /* The model the configuration gives (PAT_REDUCE_ROUND_COST as {c, 0, 0},
  * else PAT_REDUCE_MODEL's): 1 and *model, or 0 if it gives none. */
@@ -77,6 +87,13 @@ const double *pat_state_observed_nth(const pat_state *ps, int k, long *call);
  * call's exits travel with the next exchanged call's stamps, so the
  * latest is the call observed before the latest one. */
 double pat_state_realized_nth(const pat_state *ps, int k, long *call);
+
+/* 1 if the current call's measurements (below) will be exchanged: they
+ * travel with the next call's stamps, so if that call exchanges (as far
+ * as can be told now: its interval may differ with its size); else the
+ * executor need not read the clock (a P = 2, 8-byte auto call spent a
+ * sixth of its time there). */
+int pat_state_sampling(const pat_state *ps);
 
 /* The executor's measurements in the current call: one receive of bytes
  * (posted to completed, seconds) and one combine of bytes. */

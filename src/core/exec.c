@@ -233,6 +233,13 @@ static void finish(pat_exec *x, int i) {
     release_held(x);
 }
 
+/* Whether the call's transfers and combines are timed: for the trace,
+ * and for the PAT layer when it will exchange the samples. */
+static int timed(const pat_call *call) {
+  return (call->pat != NULL && pat_state_sampling(call->pat)) ||
+         pat_trace_on(call);
+}
+
 /* The time, when someone reads it; else 0 (a clock read per transfer
  * and two per combine were 15% of a P = 2, 8-byte binomial's CPU). */
 static double stamp(const pat_exec *x) { return x->timed ? PMPI_Wtime() : 0; }
@@ -264,7 +271,7 @@ static int run_local(pat_exec *x, int i) {
     t1 = stamp(x);
     if (x->timed)
       pat_trace_note(x->call, PAT_TRACE_COMBINE, -1, op->count, t0, t1);
-    if (x->call->pat != NULL && op->count > 0)
+    if (x->timed && x->call->pat != NULL && op->count > 0)
       pat_state_combine_sample(x->call->pat, (double)op->count * x->elem_bytes,
                                t1 - t0);
   } else if (rc == MPI_SUCCESS) {
@@ -513,7 +520,7 @@ static int exec_start(const pat_schedule *sched, const pat_call *call,
   x->may_block = may_block;
   x->max_outstanding = cfg->max_outstanding;
   x->max_sends = pat_schedule_sends_ahead(sched, cfg->max_sends);
-  x->timed = call->pat != NULL || pat_trace_on(call);
+  x->timed = timed(call);
   x->extent = call->type.extent;
   x->elem_bytes = (double)call->type.size;
   if (n == 0) { /* an empty program: nothing to run */
@@ -613,7 +620,7 @@ static int in_order_setup(pat_exec *x, const pat_schedule *sched,
   x->deps = deps;
   x->extent = call->type.extent;
   x->elem_bytes = (double)call->type.size;
-  x->timed = call->pat != NULL || pat_trace_on(call);
+  x->timed = timed(call);
   x->tmp = (pat_tmpbuf){.raw = NULL};
   return buffers_alloc(x);
 }
@@ -647,8 +654,8 @@ void pat_exec_prepare(const pat_schedule *sched, const pat_call *call,
   pat_exec x;
   int rc;
   prep->nops = 0;
-  if (!in_order_run(sched, call, deps) || call->pat != NULL ||
-      pat_trace_on(call) || deps->nops > PAT_PREP_MAX_OPS)
+  if (!in_order_run(sched, call, deps) || timed(call) ||
+      deps->nops > PAT_PREP_MAX_OPS)
     return;
   rc = in_order_setup(&x, sched, call, deps);
   prep->block = x.tmp.raw;
@@ -679,7 +686,7 @@ void pat_exec_prepare(const pat_schedule *sched, const pat_call *call,
 int pat_exec_run_prepared(const pat_exec_prep *prep, const pat_call *c) {
   void *block = NULL;
   int rc = MPI_SUCCESS;
-  if (prep->nops == 0 || pat_trace_on(c))
+  if (prep->nops == 0 || timed(c)) /* the clock is read: the executor */
     return PAT_EXEC_NOT_PREPARED;
   if (prep->block != NULL) {
     block =

@@ -743,7 +743,8 @@ void pat_exec_prepare(const pat_schedule *sched, const pat_call *call,
                       const pat_deps *deps, pat_exec_prep *prep);
 
 /* Runs a prepared call: MPI error code, or PAT_EXEC_NOT_PREPARED (nothing
- * done) when the preparation no longer holds (a trace was started, the
+ * done) when the preparation no longer holds (the call is timed: a trace
+ * was started, or the PAT layer will exchange its measurements; the
  * scratch block changed or is lent). */
 #define PAT_EXEC_NOT_PREPARED (-1)
 int pat_exec_run_prepared(const pat_exec_prep *prep, const pat_call *call);
