@@ -18,8 +18,13 @@
  * over the last PAT_AUTO_WINDOW scored calls (PAT_AUTO_WINDOW / E, at
  * least 1, when only every E-th call is exchanged) is not below the blind
  * ones' (a wrong prediction can make the clairvoyant tree slower than a
- * binomial one), auto runs the blind choice; once the aware total is
- * lower again it switches back.  PAT_REDUCE_VERBOSE = 1 says each switch
+ * binomial one), auto runs the blind choice; it switches back once the
+ * last max(that window, PAT_AUTO_EVIDENCE) scores show the aware choices
+ * ahead beyond their noise (a one-sided t bound: decide_mode).  An aware
+ * choice counts as ahead only by more than the machine's scatter: one
+ * standard deviation of the realized over estimated times of the rows
+ * that do not plan (noise_share; 0 in a deterministic simulation).
+ * PAT_REDUCE_VERBOSE = 1 says each switch
  * (rank 0); = 2 names every call's choice.  Scores come from exchanged
  * data only, so every rank switches at the same call.
  *
@@ -118,6 +123,23 @@
  * Everything is decided from exchanged stamps at the same calls, so alike
  * on every rank.  PAT_REDUCE_VERBOSE = 1 prints each outcome.
  *
+ * Pace.  Stamps exchanged that no decision uses are cost only (on a
+ * real node, 8 ranks on 2 cores, 8 B balanced, auto with binomial its
+ * only candidate took 1.26-1.29x binomial's time at the automatic
+ * interval, 1.13-1.2x with none).  auto sets the PAT layer's pace
+ * (pat_state_pace) from exchanged data, so at the same call on every
+ * rank: settled and using no prediction (blind, or the aware choice is
+ * the blind one), the automatic interval doubles every PAT_AUTO_QUIET
+ * observed calls, up to every PAT_EXCHANGE_MAX_EVERY-th call; it is back
+ * to the automatic interval once a plan runs or the rows are measured;
+ * and the next call exchanges at once after a trial (its realized time
+ * comes with the next exchange) and after a score, blind, that showed
+ * the aware choice ahead (the evidence for switching back comes a call
+ * later, not an interval later), once for each.  A set
+ * PAT_REDUCE_EXCHANGE_INTERVAL is kept as set.  A late rank that appears
+ * during a long quiet spell is seen at the next exchange, up to 64 calls
+ * later.
+ *
  * Dynamic rows.  native and localredirect have no schedule; their
  * estimates are formulas (native.c, localredirect.c) that never beat
  * binomial's, so they win only from a list without it.
@@ -127,11 +149,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
+
 #include "auto/auto.h"
 #include "clairvoyant/clairvoyant.h"
 #include "pat/pat_layer.h"
 
 #define PAT_AUTO_WINDOW 8
+/* blind, the scores that must show the aware choices ahead (at least
+ * this many, beyond a one-sided t bound at this confidence) before auto
+ * takes them again (see decide_mode) */
+#define PAT_AUTO_EVIDENCE 2
+#define PAT_AUTO_CONFIDENCE 0.9
+/* blind and settled, the observed calls after which the exchange's
+ * interval doubles (see "Pace") */
+#define PAT_AUTO_QUIET 8
+/* the realized times whose scatter sets the margin a plan must win by
+ * (see noise_share), and how many it takes before there is one */
+#define PAT_AUTO_NOISE 8
+#define PAT_AUTO_NOISE_MIN 3
+/* a scatter below this share is none: one score ahead is evidence (a
+ * deterministic simulation; see decide_mode) */
+#define PAT_AUTO_NOISELESS 0.01
+_Static_assert(PAT_AUTO_EVIDENCE >= 2 && PAT_AUTO_EVIDENCE <= PAT_AUTO_WINDOW,
+               "a t bound needs two scores, and the window must hold them");
 /* blind over a whole window since the last switch: the aware choice (a
  * plan) is made on every PAT_AUTO_SKIM-th call only, the one it is scored
  * on (see "Cost per call") */
@@ -222,11 +264,30 @@ typedef struct learned {
   long settled_at; /* its nmeas then */
   double settled_ratio;
   int drifting; /* its last quiet ratios off it by PAT_AUTO_DRIFT, in a row */
+  /* the exchange's pace (see "Pace"): the factor on the automatic
+   * interval, and the observed calls since it last changed that used no
+   * prediction (blind, or the aware choice was the blind one) */
+  int stretch;
+  int quiet;
+  long soon_scored; /* the score it last asked the next exchange for */
+  /* the logs of the last realized over estimated times of rows that do
+   * not plan with arrivals (a ring, newest at nnoise - 1): their scatter
+   * is the margin a plan must win by (see noise_share) */
+  double noise[PAT_AUTO_NOISE];
+  long nnoise;
+  double scatter; /* noise_share of the ring, kept as it changes */
+  /* the inputs of the last decide_mode: scores, window, scatter */
+  long decided_scored;
+  int decided_window;
+  double decided_scatter;
   /* the probe of this measuring: the model's pick and its measured figure
    * over binomial's (0: no probe, or a figure missing), for
    * PAT_REDUCE_VERBOSE */
   int probe_pick;
   double probe_ratio;
+  /* the probe found the model right in this class: the estimates of rows
+   * that do not plan are trusted under arrivals (row_estimate) */
+  int verified;
 } learned;
 
 /* learned.phase */
@@ -350,6 +411,10 @@ struct pat_auto {
    * choice runs; once it came, the row is trusted (learned.trusted).
    * -1: none. */
   long trial_call;
+  /* the pace the last decision asks of the exchange (pat_auto_pace), and
+   * the trial it last asked the next call's exchange for */
+  int stretch;
+  long soon, soon_trial;
   /* where a costly estimate (a plan) comes from */
   pat_auto_planner planner;
   void *ctx;
@@ -382,9 +447,14 @@ pat_auto *pat_auto_alloc(int nranks) {
       s->cls[k].ref = -1;
       s->cls[k].trusted = -1;
       s->cls[k].settled_row = -1;
+      s->cls[k].stretch = 1;
+      s->cls[k].soon_scored = -1;
+      s->cls[k].decided_scored = -1;
     }
     s->planner = built_plan;
     s->trial_call = -1;
+    s->stretch = 1;
+    s->soon = s->soon_trial = -1;
   }
   return s;
 }
@@ -435,17 +505,21 @@ static int counted(int a, const pat_sched_params *params,
 }
 
 /* Row a's estimate under p's arrivals, a row that does not plan with
- * them.  Where measuring put a correction on the row (the model was found
- * wrong for it on this machine), its response to arrivals is not trusted
- * either: its balanced estimate plus the arrivals' spread, as if every
- * rank took part from the first step (pipeline's slack on the chain
- * would otherwise buy it calls: a real node, P = 8, 512 KiB, pipeline
- * corrected x1.5 from three calls and 2x binomial's time in fact, was the
- * aware choice for 68 of 305 calls under the node's arrival noise). */
-static double row_estimate(const double *corr, int a,
-                           const pat_sched_params *p) {
+ * them, in class l.  Its response to arrivals is the model's, trusted
+ * only where measuring found the model right in this class (the probe:
+ * learned.verified) and put no correction on the row; else its balanced
+ * estimate plus the arrivals' spread, as if every rank took part from the
+ * first step (binomial's tree is walked under them: the reference row).
+ * pipeline's slack on the chain would otherwise buy it calls on a word
+ * of the model: a real node, P = 8, 512 KiB, pipeline corrected x1.5
+ * from three calls and 2x binomial's time in fact, was the aware choice
+ * for 68 of 305 calls under the node's arrival noise; at 8 B, where the
+ * model's pick is binomial and no probe ran, for 397 of 1000 calls, at
+ * 1.55x binomial's median. */
+static double row_estimate(const learned *l, int a, const pat_sched_params *p) {
   pat_sched_params q = *p;
-  if (corr[a] == 1 || p->arrivals == NULL)
+  if (p->arrivals == NULL || a == PAT_REDUCE_ALG_BINOMIAL ||
+      (l->verified && l->corr[a] == 1))
     return pat_alg_table[a]->estimate(p);
   q.arrivals = NULL;
   return pat_alg_table[a]->estimate(&q) + pat_sched_spread(p);
@@ -466,7 +540,8 @@ static pat_reduce_alg least_of(const pat_auto *s,
                                pat_replay **replay) {
   pat_reduce_alg best = PAT_REDUCE_ALG_BINOMIAL;
   double best_t = INFINITY;
-  const double *corr = s->cls[size_class(params)].corr;
+  const learned *l = &s->cls[size_class(params)];
+  const double *corr = l->corr;
   pat_replay *best_replay = NULL;
   pat_sched_params p = *params;
   if (!aware)
@@ -482,7 +557,7 @@ static pat_reduce_alg least_of(const pat_auto *s,
       if (costly && corr[a] * row->bound(&p) >= best_t * (1 - PAT_AUTO_SKIP))
         continue;
       t = corr[a] * (costly ? s->planner(s->ctx, row->id, &p, &r)
-                            : row_estimate(corr, a, &p));
+                            : row_estimate(l, a, &p));
       if (t < best_t || (t == best_t && a < (int)best)) {
         best_t = t; /* ties: the first in the table */
         best = (pat_reduce_alg)a;
@@ -518,16 +593,16 @@ static pat_reduce_alg least(const pat_auto *s, const pat_sched_params *params,
 
 /* What a choice planned with p would have taken under actual arrivals:
  * a plan's replay (replay NULL: planned again); a row that does not plan,
- * its row_estimate under the class's corrections corr. */
+ * its row_estimate in class l. */
 static double under(pat_reduce_alg alg, const pat_sched_params *p,
                     const pat_replay *replay, const double *actual,
-                    const double *corr) {
+                    const learned *l) {
   pat_sched_params q = *p;
   if (pat_alg_table[alg]->uses_arrivals)
     return replay != NULL ? pat_replay_time(replay, actual)
                           : pat_clairvoyant_estimate(p, actual);
   q.arrivals = actual;
-  return row_estimate(corr, (int)alg, &q);
+  return row_estimate(l, (int)alg, &q);
 }
 
 static int same_inputs(const pat_sched_params *a, const pat_sched_params *b) {
@@ -731,6 +806,7 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
     if ((int)s->blind == bin || !(rows & (1ull << bin)) ||
         !(rows & (1ull << s->blind))) {
       settle(s, l, 0, p); /* nothing to set the model's pick against */
+      l->verified = 0;
       return 0;
     }
     l->probe_ratio = 0; /* until the probe is done */
@@ -769,12 +845,14 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
           (!(l->probe_ratio > 0) || !model_ahead(p, pick, bin) ||
            clearly_faster(l, pick, bin))) {
         settle(s, l, 0, p);
+        l->verified = 1; /* the model's responses to arrivals, too */
         return 1;
       }
       measure(l, PHASE_EXPLORE, blind_rows(p, props));
       return 0;
     }
     settle(s, l, l->measuring, p);
+    l->verified = 0;
     return 1;
   default:
     return 0;
@@ -819,9 +897,31 @@ static int measure_row(const pat_auto *s, learned *l,
   return best;
 }
 
+/* The share of a row's time that the machine's scatter hides: how far
+ * the last realized times of rows that do not plan with arrivals stood
+ * from their estimates, one standard deviation of the log ratio (0 until
+ * PAT_AUTO_NOISE_MIN came).  A plan that wins by less in the model cannot
+ * be seen to win when it runs, and running it costs what a plan costs:
+ * on a real node, 8 ranks on 2 cores, 8 B balanced, the root's lateness
+ * made clairvoyant's plan 1.3 us ahead of binomial's tree in the model,
+ * every call, under realized times scattered by 30-60%: auto ran the
+ * plan for 500 of 600 calls at 1.8x binomial's median.  Deterministic
+ * runs (SMPI, balanced) have no scatter: any gain counts. */
+static double noise_share(const learned *l) { return l->scatter; }
+
+/* Adds log ratio x to the ring and computes the scatter again. */
+static void add_noise(learned *l, double x) {
+  long n;
+  l->noise[l->nnoise++ % PAT_AUTO_NOISE] = x;
+  n = l->nnoise < PAT_AUTO_NOISE ? l->nnoise : PAT_AUTO_NOISE;
+  l->scatter =
+      n < PAT_AUTO_NOISE_MIN ? 0 : expm1(gsl_stats_sd(l->noise, 1, (size_t)n));
+}
+
 /* Scores the decision of call, whose real arrivals were actual: both
  * choices' estimates under them, each corrected by its row's realized
- * over estimated ratio. */
+ * over estimated ratio; the aware one must win by the machine's scatter
+ * (noise_share) to count as ahead. */
 static void score(pat_auto *s, const double *actual, long call) {
   pending *w;
   learned *l;
@@ -833,28 +933,29 @@ static void score(pat_auto *s, const double *actual, long call) {
     return; /* not kept, or scored already */
   w->call = -1;
   l = &s->cls[w->cls];
-  aware = under(w->aware, &w->params, w->replay, actual, l->corr);
-  blind = w->aware == w->blind
-              ? aware
-              : under(w->blind, &w->params, NULL, actual, l->corr);
+  aware = under(w->aware, &w->params, w->replay, actual, l);
+  blind = w->aware == w->blind ? aware
+                               : under(w->blind, &w->params, NULL, actual, l);
   pat_replay_free(w->replay);
   w->replay = NULL;
   w->ran_est = w->ran == w->aware ? aware
                : w->ran == w->blind
                    ? blind
-                   : under(w->ran, &w->params, NULL, actual, l->corr);
+                   : under(w->ran, &w->params, NULL, actual, l);
   w->ran_call = call;
   {
     pat_sched_params q = w->params;
     q.arrivals = actual;
     w->spread = pat_sched_spread(&q);
   }
-  if (w->skimmed)
-    return; /* no aware choice was made: nothing to score */
-  l->diff[l->scored++ % PAT_AUTO_WINDOW] =
-      w->aware == w->blind
-          ? 0
-          : l->corr[w->aware] * aware - l->corr[w->blind] * blind;
+  if (!w->skimmed) /* else no aware choice was made: nothing to score */
+    l->diff[l->scored++ % PAT_AUTO_WINDOW] =
+        w->aware == w->blind
+            ? 0
+            : l->corr[w->aware] * aware -
+                  (1 - noise_share(l)) * l->corr[w->blind] * blind;
+  /* pace: observed calls that used no prediction */
+  l->quiet += l->blind_mode || w->aware == w->blind;
 }
 
 void pat_auto_observed(pat_auto *s, const double *actual, long call) {
@@ -906,6 +1007,7 @@ void pat_auto_realized(pat_auto *s, long call, double seconds) {
      * that node the first calls took up to 10x the later ones) */
     int a = (int)w->ran;
     if (l->warm & (1ull << a)) {
+      add_noise(l, log(raw));
       l->secs[a][l->nmeas[a] % PAT_AUTO_SAMPLES] = seconds;
       l->meas[a][l->nmeas[a]++ % PAT_AUTO_SAMPLES] = raw;
       drifted(l, a, raw, w->spread < 0.1 * seconds);
@@ -933,20 +1035,56 @@ double pat_auto_correction(const pat_auto *s, pat_reduce_alg alg) {
                                                      : 1;
 }
 
+/* Whether scores d[0..n) (aware minus blind) show the aware choices
+ * ahead beyond their noise: at least two, and their mean below zero by
+ * more than a one-sided PAT_AUTO_CONFIDENCE t bound (scores all alike,
+ * as with a rank late every call, pass at two); where the machine shows
+ * no scatter (noiseless: a simulation), their mean below zero. */
+static int surely_ahead(const double *d, int n, int noiseless) {
+  double mean, sd;
+  mean = gsl_stats_mean(d, 1, (size_t)n);
+  if (noiseless)
+    return mean < 0;
+  if (n < PAT_AUTO_EVIDENCE)
+    return 0;
+  sd = gsl_stats_sd_m(d, 1, (size_t)n, mean);
+  return mean < 0 && mean + gsl_cdf_tdist_Pinv(PAT_AUTO_CONFIDENCE, n - 1.0) *
+                                 sd / sqrt((double)n) <
+                         0;
+}
+
 /* Blind while the aware choices did not beat the blind ones over the
  * window (calls where the two were the same row count for neither);
- * returns 1 if the mode changed. */
+ * once blind, aware again only when the last max(window,
+ * PAT_AUTO_EVIDENCE) scores show them surely ahead (while the realized
+ * times show no scatter, the window's total below zero, as before: SMPI,
+ * 8 B, P = 64, a rank late from the 16th call on was seen at the 19th,
+ * but two scores ahead took until the 28th and most of the pattern's
+ * 16 calls ran blind): on a noisy node
+ * (8 ranks on 2 cores, balanced) a prediction that is noise wins
+ * about every other window by chance, and each win ran a plan corrected
+ * to 1.45x binomial's time; returns 1 if the mode changed. */
 static int decide_mode(learned *l, int window) {
-  int n = l->scored < window ? (int)l->scored : window;
-  int was = l->blind_mode, differed = 0;
-  double sum = 0;
+  int was = l->blind_mode, k = 0, n;
+  int noiseless = noise_share(l) < PAT_AUTO_NOISELESS;
+  double sum = 0, d[PAT_AUTO_WINDOW];
+  if (l->decided_scored == l->scored && l->decided_window == window &&
+      l->decided_scatter == l->scatter)
+    return 0; /* nothing new since the last decision */
+  l->decided_scored = l->scored;
+  l->decided_window = window;
+  l->decided_scatter = l->scatter;
+  if (was && !noiseless && window < PAT_AUTO_EVIDENCE)
+    window = PAT_AUTO_EVIDENCE;
+  n = l->scored < window ? (int)l->scored : window;
   for (int j = 0; j < n; j++) {
-    double d = l->diff[(l->scored - 1 - j) % PAT_AUTO_WINDOW];
-    sum += d;
-    differed |= d != 0;
+    double dj = l->diff[(l->scored - 1 - j) % PAT_AUTO_WINDOW];
+    sum += dj;
+    if (dj != 0)
+      d[k++] = dj;
   }
-  if (differed)
-    l->blind_mode = !(sum < 0);
+  if (k > 0)
+    l->blind_mode = was ? !surely_ahead(d, k, noiseless) : !(sum < 0);
   if (l->blind_mode != was)
     l->mode_at = l->scored;
   return l->blind_mode != was;
@@ -989,13 +1127,48 @@ static int remeasure(const learned *l) {
   return PHASE_NEW;
 }
 
+/* The exchange's pace for the calls after this one (see "Pace"): every,
+ * the interval the PAT layer would use (automatic: 1 if not). */
+static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
+  int ahead =
+      l->scored > l->mode_at && l->diff[(l->scored - 1) % PAT_AUTO_WINDOW] < 0;
+  if (!automatic || l->phase != PHASE_SETTLED ||
+      (!l->blind_mode && s->aware != s->blind)) {
+    l->stretch = 1;
+    l->quiet = 0;
+  } else if (l->quiet >= PAT_AUTO_QUIET &&
+             2 * l->stretch * every <= PAT_EXCHANGE_MAX_EVERY) {
+    l->stretch *= 2;
+    l->quiet = 0;
+  }
+  s->stretch = l->stretch;
+  s->soon = -1;
+  if (!automatic || call < 0)
+    return;
+  /* once per trial and per score ahead: the exchange that answers it is
+   * then under way (small messages: an exchange costs about a reduction) */
+  if (s->trial_call >= 0 && s->soon_trial != s->trial_call) {
+    s->soon_trial = s->trial_call;
+    s->soon = call + 1;
+  }
+  if (l->blind_mode && ahead && l->soon_scored != l->scored) {
+    l->soon_scored = l->scored;
+    s->soon = call + 1;
+  }
+}
+
+void pat_auto_pace(const pat_auto *s, int *stretch, long *soon) {
+  *stretch = s->stretch;
+  *soon = s->soon;
+}
+
 pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
                                const pat_call_props *props, long call,
                                int exchanged, const double *observed,
                                long observed_call, int *switched) {
   pat_reduce_alg run;
   learned *l;
-  int measured = -1, skim;
+  int measured = -1, skim, every, automatic;
   int realizing = call >= 0 &&
                   pat_config_get()->exchange_interval <= PAT_EXCHANGE_MAX_EVERY;
   s->cur = size_class(p);
@@ -1007,7 +1180,8 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
    * arrivals spread more than twice as wide as at the last one (a late
    * rank appeared: a pattern that changes is seen as soon as without) */
   skim = call >= 0 && l->blind_mode &&
-         l->scored - l->mode_at >= PAT_AUTO_WINDOW && call % PAT_AUTO_SKIM != 0;
+         l->scored - l->mode_at >= PAT_AUTO_WINDOW &&
+         call % PAT_AUTO_SKIM != 0 && call != s->soon;
   if (call >= 0 && p->arrivals != NULL) {
     double spread = pat_sched_spread(p);
     skim = skim && spread <= 2 * l->skim_spread;
@@ -1033,18 +1207,19 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
       l->drifting = 0;
     }
   }
-  {
-    /* the window spans about PAT_AUTO_WINDOW calls: fewer scored ones
-     * where only every E-th call is exchanged (small messages), so that a
-     * change of pattern is seen within an exchange or two */
-    int every = pat_config_get()->exchange_interval;
-    if (every < 0)
-      every = pat_exchange_interval(&p->model, (double)p->count * p->elem_size,
-                                    p->nranks);
-    every = every > 1 ? every : 1;
-    *switched = decide_mode(
-        l, PAT_AUTO_WINDOW / every > 1 ? PAT_AUTO_WINDOW / every : 1);
-  }
+  /* the window spans about PAT_AUTO_WINDOW calls: fewer scored ones
+   * where only every E-th call is exchanged (small messages, or a pace
+   * stretched), so that a change of pattern is seen within an exchange
+   * or two */
+  every = pat_config_get()->exchange_interval;
+  automatic = every < 0;
+  if (automatic)
+    every = pat_exchange_interval(&p->model, (double)p->count * p->elem_size,
+                                  p->nranks);
+  every = every > 1 ? every : 1;
+  *switched = decide_mode(l, PAT_AUTO_WINDOW / (every * l->stretch) > 1
+                                 ? PAT_AUTO_WINDOW / (every * l->stretch)
+                                 : 1);
   if (skim && !l->blind_mode) { /* switched back: the aware choice now */
     skim = 0;
     choose(s, p, props, 0);
@@ -1084,6 +1259,7 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
       w->ran_call = -1;
     }
   }
+  pace(s, l, call, every, automatic);
   return run;
 }
 
@@ -1178,6 +1354,12 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
     exchanged = pat_state_exchanging(c->pat);
   }
   *chosen = pat_auto_decide(s, &p, props, call, exchanged, NULL, -1, &switched);
+  if (c->pat != NULL) {
+    int stretch;
+    long soon;
+    pat_auto_pace(s, &stretch, &soon);
+    pat_state_pace(c->pat, stretch, soon);
+  }
   settled = pat_auto_settled(s);
   if (settled && c->rank == 0 && pat_config_get()->verbose >= 1) {
     fprintf(stderr,

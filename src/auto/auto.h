@@ -66,4 +66,9 @@ int pat_auto_settled(const pat_auto *a);
 /* 1 while auto chooses without the predictions. */
 int pat_auto_blind(const pat_auto *a);
 
+/* The pace the last decision asks of the PAT layer's exchange
+ * (pat_state_pace): the factor on its automatic interval, and the call
+ * that should exchange whatever the interval (-1: none). */
+void pat_auto_pace(const pat_auto *a, int *stretch, long *soon);
+
 #endif /* PAT_AUTO_H */
