@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "pat_internal.h"
 #include "pat/pat_layer.h"
@@ -349,12 +350,17 @@ out:
  * communicator never finds the old state), the datatype and op are
  * predefined (a freed user handle may come back for another type or op),
  * the configuration is the same one, not reloaded since, and the state
- * has no PAT layer; the schedule while the state's schedule cache has not
- * changed (its epoch).  Remembered only for calls that need nothing per
- * call but a tag: no arrival times, no row picking per call (auto), no
- * verbose accounting, no bad setting, count > 0.  Every rank takes the
- * same row either way, so a repeat on one rank and not on another cannot
- * diverge.
+ * has a PAT layer if and only if it had one then.  A call with a PAT
+ * layer (auto, clairvoyant, or any call on a communicator that has one)
+ * is served again from its arrival on (serve): the stamps, the
+ * prediction, auto's pick are made as in any call.  The schedule is run
+ * again without a lookup while the state's schedule cache has not changed
+ * (its epoch), the row is the same and plans without arrival times, and
+ * the model is the same: exactly the schedule a lookup would find.
+ * Remembered only for calls with no told arrival times, no verbose
+ * accounting, no bad setting, count > 0.  Every rank takes the same row
+ * and schedule either way, so a repeat on one rank and not on another
+ * cannot diverge (test_repeat: odd ranks that never repeat).
  *
  * Below MPI_THREAD_MULTIPLE one thread calls MPI at a time, so the
  * memory is the process's (no thread-local access: in a shared library
@@ -383,10 +389,15 @@ typedef struct repeat {
   unsigned long generation;
   unsigned long freed; /* pat_comm_states_freed() when remembered */
   pat_call call;       /* as the checks left it; its tag is the last call's */
-  pat_reduce_alg chosen;
-  /* it ran a schedule, the state's cache[0] while its epoch is this */
+  pat_call_props props;
+  pat_reduce_alg selected; /* the row pat_alg_select gave for alg */
+  int pat;                 /* the call had a PAT layer: it arrives, departs */
+  pat_reduce_alg chosen;   /* the row that served the last run */
+  /* it ran a schedule, the state's cache[0] while its epoch is this, for
+   * a model that was this */
   int scheduled;
   unsigned long epoch;
+  pat_model model;
   pat_exec_prep prep;     /* that schedule's run prepared, once repeated */
   unsigned long served;   /* repeats served from this memory */
   unsigned long prepared; /* of them, prepared runs */
@@ -456,7 +467,7 @@ static repeat *repeated(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
       r->datatype != datatype || r->op != op || r->cfg != pat_config_get() ||
       r->generation != pat_config_generation() ||
       r->freed != pat_comm_states_freed() ||
-      pat_comm_state_has_pat(r->call.state) ||
+      pat_comm_state_has_pat(r->call.state) != r->pat ||
       (r->root != root && !reroot(r, root)))
     r = NULL;
   return r;
@@ -467,9 +478,24 @@ static repeat *repeated(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
 #endif
 }
 
+/* Records what call c of r ran with row chosen: its schedule (the
+ * state's cache[0], at its epoch; none for a row that plans with arrival
+ * times: its schedule changes with them) and the model; the prepared run
+ * is made again. */
+static void ran(repeat *r, const pat_call *c, pat_reduce_alg chosen) {
+  r->chosen = chosen;
+  r->scheduled = !pat_alg_table[chosen]->uses_arrivals &&
+                 pat_comm_state_last_schedule(c->state) != NULL;
+  r->epoch = pat_comm_state_schedule_epoch(c->state);
+  r->model = c->model;
+  r->prep.nops = 0;
+}
+
 /* Remembers call c (checked, served; its state alive: in use) asked for
- * alg and served by chosen, if a repeat of it may skip to the run. */
-static void remember_call(const pat_call *c, pat_reduce_alg alg,
+ * alg (selected: the row pat_alg_select gave) and served by chosen, if a
+ * repeat of it may skip to the serving. */
+static void remember_call(const pat_call *c, const pat_call_props *props,
+                          pat_reduce_alg alg, pat_reduce_alg selected,
                           pat_reduce_alg chosen, const void *sendbuf,
                           const pat_config *cfg) {
 #ifndef PATREDUCE_SMPI
@@ -478,11 +504,7 @@ static void remember_call(const pat_call *c, pat_reduce_alg alg,
   int commutative;
   if (r == NULL)
     return;
-  r->valid = c->count > 0 && c->pat == NULL && cfg->verbose == 0 &&
-             cfg->bad == 0 && !pat_alg_table[alg]->uses_arrivals &&
-             pat_alg_table[alg]->choose == NULL &&
-             !pat_alg_table[chosen]->uses_arrivals &&
-             pat_alg_table[chosen]->choose == NULL &&
+  r->valid = c->count > 0 && cfg->verbose == 0 && cfg->bad == 0 &&
              pat_type_op_known(c->datatype, c->op, &info, &commutative);
   if (!r->valid)
     return;
@@ -500,26 +522,26 @@ static void remember_call(const pat_call *c, pat_reduce_alg alg,
   r->generation = pat_config_generation();
   r->freed = pat_comm_states_freed();
   r->call = *c;
-  r->chosen = chosen;
-  r->scheduled = pat_comm_state_last_schedule(c->state) != NULL;
-  r->epoch = pat_comm_state_schedule_epoch(c->state);
-  r->prep.nops = 0;
+  r->props = *props;
+  r->selected = selected;
+  r->pat = c->pat != NULL;
+  ran(r, c, chosen);
 #else
-  (void)c, (void)alg, (void)chosen, (void)sendbuf, (void)cfg;
+  (void)c, (void)props, (void)alg, (void)selected, (void)chosen;
+  (void)sendbuf, (void)cfg;
 #endif
 }
 
-/* Serves a repeat of r: its schedule again, unless another call has used
- * the schedule cache since. */
-static int run_repeat(repeat *r) {
-  pat_call *c = &r->call;
+/* Runs call c, a repeat of r, with row chosen: r's schedule again if
+ * it is the one a lookup would find (the same row, not planning with
+ * arrivals, the same model, the cache unchanged since), prepared once
+ * repeated; else as any call. */
+static int run_remembered(repeat *r, pat_call *c, pat_reduce_alg chosen) {
   const pat_schedule *sched;
   const pat_deps *deps;
   int rc;
-  r->served++;
-  c->tag = pat_comm_state_next_tag(c->state);
-  pat_comm_state_set_last(c->state, r->chosen);
-  if (r->scheduled &&
+  if (r->scheduled && chosen == r->chosen &&
+      memcmp(&c->model, &r->model, sizeof c->model) == 0 &&
       pat_comm_state_schedule_again(c->state, r->epoch, &sched, &deps)) {
     rc = pat_exec_run_prepared(&r->prep, c);
     r->prepared += rc != PAT_EXEC_NOT_PREPARED;
@@ -529,10 +551,115 @@ static int run_repeat(repeat *r) {
         pat_exec_prepare(sched, c, deps, &r->prep);
     }
   } else {
-    rc = run_alg(c, r->chosen);
-    r->scheduled = pat_comm_state_last_schedule(c->state) != NULL;
-    r->epoch = pat_comm_state_schedule_epoch(c->state);
-    r->prep.nops = 0;
+    rc = run_alg(c, chosen);
+    ran(r, c, chosen);
+  }
+  return rc;
+}
+
+/* A call once checked, its state found, its tag taken: the PAT layer's
+ * arrival (for a row that plans with arrival times, or on a communicator
+ * that has the layer), the prediction, the pick of a row that picks per
+ * call (auto), the run (through r, the memory of the call it repeats, if
+ * any), the departure.  selected: the row pat_alg_select gave for alg.
+ * Writes the row that served the call to *served; returns an MPI error
+ * code, not raised yet. */
+static int serve(pat_call *c, const pat_call_props *props, pat_reduce_alg alg,
+                 pat_reduce_alg selected, const oracle *orc, repeat *r,
+                 pat_reduce_alg *served) {
+  const pat_config *cfg = pat_config_get();
+  pat_reduce_alg chosen = selected, picker = PAT_REDUCE_ALG_COUNT;
+  int rc = MPI_SUCCESS, have_model = 1;
+  *served = selected;
+  /* Once an algorithm has used arrival times on this communicator, every
+   * call stamps and exchanges (every rank takes the same path); a call
+   * told enough starts no PAT layer (at P = 16384 its state and exchange
+   * would be 2.5 MB per rank). */
+  if ((pat_alg_table[alg]->uses_arrivals && !told_enough(orc)) ||
+      pat_comm_state_has_pat(c->state)) {
+    rc = pat_arrive(c);
+    if (rc != MPI_SUCCESS)
+      return rc;
+  }
+  if (orc != NULL)
+    have_model = told(c, orc);
+  if (!have_model && pat_alg_table[alg]->uses_arrivals) {
+    /* the same on every rank: the cost state comes from exchanged data */
+    pat_warn_once("round_cost=0 asks for the measured round cost, "
+                  "but none is measured or configured yet; pass "
+                  "one, set PAT_REDUCE_ROUND_COST or "
+                  "PAT_REDUCE_MODEL, or make clairvoyant calls "
+                  "first");
+    rc = MPI_ERR_ARG;
+    goto depart;
+  }
+  if (c->count > 0) {
+    /* predict only for an algorithm that uses arrival times */
+    if (orc == NULL && pat_alg_table[chosen]->uses_arrivals)
+      c->arrivals = pat_state_predict(c->pat, c->bytes, &c->model);
+    /* a row that picks another per call (auto) */
+    if (pat_alg_table[chosen]->choose != NULL) {
+      picker = chosen;
+      rc = pat_alg_table[picker]->choose(c, props, &chosen);
+      if (rc != MPI_SUCCESS)
+        goto depart;
+    }
+    /* the exchange's pace is the picker's (auto: pat_state_pace); any
+     * other call puts the automatic one back for the calls after it */
+    if (picker == PAT_REDUCE_ALG_COUNT && c->pat != NULL)
+      pat_state_pace(c->pat, 1, -1);
+    /* a predicted pattern served the pick only: a row that does not plan
+     * with arrival times is run (and its schedule cached) for none */
+    if (orc == NULL && !pat_alg_table[chosen]->uses_arrivals)
+      c->arrivals = NULL;
+  }
+  if (chosen != alg && picker != alg && cfg->verbose >= 1) {
+    unsigned unmet = pat_alg_unmet(pat_alg_table[alg], props);
+    pat_warn_once("%s cannot serve this call (needs%s%s%s); using %s",
+                  pat_alg_table[alg]->name,
+                  unmet & PAT_NEEDS_COMMUTATIVE ? " a commutative op" : "",
+                  unmet & PAT_NEEDS_CONTIGUOUS ? " a contiguous datatype" : "",
+                  unmet & PAT_WHY_COUNT ? " a larger count" : "",
+                  pat_alg_table[chosen]->name);
+  }
+  if (cfg->verbose >= 1)
+    note_served(c, alg, chosen, picker);
+  if (cfg->verbose >= 2)
+    fprintf(stderr, "patreduce: rank %d call %lu count %d root %d: %s%s%s\n",
+            c->rank, pat_comm_state_calls(c->state), c->count, c->root,
+            picker != PAT_REDUCE_ALG_COUNT ? pat_alg_table[picker]->name : "",
+            picker != PAT_REDUCE_ALG_COUNT ? " chose " : "",
+            pat_alg_table[chosen]->name);
+  pat_comm_state_set_last(c->state, chosen);
+  *served = chosen;
+  if (c->count > 0)
+    rc = r != NULL ? run_remembered(r, c, chosen) : run_alg(c, chosen);
+depart:
+  if (c->pat != NULL) {
+    int prc = pat_state_depart(c->pat, c->bytes);
+    rc = rc != MPI_SUCCESS ? rc : prc;
+  }
+  return rc;
+}
+
+/* Serves a repeat of r: as the call it repeats, from its serving on (a
+ * call with a PAT layer: its arrival, prediction and pick again); its
+ * schedule again unless another call has used the schedule cache since
+ * (run_remembered). */
+static int run_repeat(repeat *r) {
+  pat_call *c = &r->call;
+  pat_reduce_alg served;
+  int rc;
+  r->served++;
+  c->tag = pat_comm_state_next_tag(c->state);
+  if (r->pat) {
+    /* as the checks leave a call: no model or arrivals yet */
+    c->arrivals = NULL;
+    c->model = (pat_model){0, 0, 0};
+    rc = serve(c, &r->props, r->alg, r->selected, NULL, r, &served);
+  } else {
+    pat_comm_state_set_last(c->state, r->chosen);
+    rc = run_remembered(r, c, r->chosen);
   }
   if (rc != MPI_SUCCESS)
     PMPI_Comm_call_errhandler(c->comm, rc);
@@ -544,9 +671,9 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
                     MPI_Comm comm, const oracle *orc) {
   pat_call c;
   pat_call_props props;
-  pat_reduce_alg chosen = alg, picker = PAT_REDUCE_ALG_COUNT;
+  pat_reduce_alg chosen = alg, served;
   const pat_config *cfg;
-  int inter, rc, have_model = 1;
+  int inter, rc;
   repeat *r = orc == NULL ? repeated(alg, sendbuf, recvbuf, count, datatype, op,
                                      root, comm)
                           : NULL;
@@ -594,67 +721,9 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
   }
   c.priv = pat_comm_state_priv(c.state);
   c.tag = pat_comm_state_next_tag(c.state);
-  /* Once an algorithm has used arrival times on this communicator, every
-   * call stamps and exchanges (every rank takes the same path); a call
-   * told enough starts no PAT layer (at P = 16384 its state and exchange
-   * would be 2.5 MB per rank). */
-  if ((pat_alg_table[alg]->uses_arrivals && !told_enough(orc)) ||
-      pat_comm_state_has_pat(c.state)) {
-    rc = pat_arrive(&c);
-    if (rc != MPI_SUCCESS)
-      goto raise;
-  }
-  if (orc != NULL)
-    have_model = told(&c, orc);
-  if (!have_model && pat_alg_table[alg]->uses_arrivals) {
-    /* the same on every rank: the cost state comes from exchanged data */
-    pat_warn_once("round_cost=0 asks for the measured round cost, "
-                  "but none is measured or configured yet; pass "
-                  "one, set PAT_REDUCE_ROUND_COST or "
-                  "PAT_REDUCE_MODEL, or make clairvoyant calls "
-                  "first");
-    rc = MPI_ERR_ARG;
-    goto depart;
-  }
-  if (count > 0) {
-    /* predict only for an algorithm that uses arrival times */
-    if (orc == NULL && pat_alg_table[chosen]->uses_arrivals)
-      c.arrivals = pat_state_predict(c.pat, c.bytes, &c.model);
-    /* a row that picks another per call (auto) */
-    if (pat_alg_table[chosen]->choose != NULL) {
-      picker = chosen;
-      rc = pat_alg_table[picker]->choose(&c, &props, &chosen);
-      if (rc != MPI_SUCCESS)
-        goto depart;
-    }
-  }
-  if (chosen != alg && picker != alg && cfg->verbose >= 1) {
-    unsigned unmet = pat_alg_unmet(pat_alg_table[alg], &props);
-    pat_warn_once("%s cannot serve this call (needs%s%s%s); using %s",
-                  pat_alg_table[alg]->name,
-                  unmet & PAT_NEEDS_COMMUTATIVE ? " a commutative op" : "",
-                  unmet & PAT_NEEDS_CONTIGUOUS ? " a contiguous datatype" : "",
-                  unmet & PAT_WHY_COUNT ? " a larger count" : "",
-                  pat_alg_table[chosen]->name);
-  }
-  if (cfg->verbose >= 1)
-    note_served(&c, alg, chosen, picker);
-  if (cfg->verbose >= 2)
-    fprintf(stderr, "patreduce: rank %d call %lu count %d root %d: %s%s%s\n",
-            c.rank, pat_comm_state_calls(c.state), count, root,
-            picker != PAT_REDUCE_ALG_COUNT ? pat_alg_table[picker]->name : "",
-            picker != PAT_REDUCE_ALG_COUNT ? " chose " : "",
-            pat_alg_table[chosen]->name);
-  pat_comm_state_set_last(c.state, chosen);
-  if (count > 0)
-    rc = run_alg(&c, chosen);
-  if (rc == MPI_SUCCESS && orc == NULL && picker == PAT_REDUCE_ALG_COUNT)
-    remember_call(&c, alg, chosen, sendbuf, cfg);
-depart:
-  if (c.pat != NULL) {
-    int prc = pat_state_depart(c.pat, c.bytes);
-    rc = rc != MPI_SUCCESS ? rc : prc;
-  }
+  rc = serve(&c, &props, alg, chosen, orc, NULL, &served);
+  if (rc == MPI_SUCCESS && orc == NULL)
+    remember_call(&c, &props, alg, chosen, served, sendbuf, cfg);
 raise:
   if (rc != MPI_SUCCESS)
     PMPI_Comm_call_errhandler(comm, rc);

@@ -11,10 +11,16 @@
  * count is not reused); that a communicator or a user datatype freed and
  * created again under the same handle is never served from the memory of the
  * old one (user datatypes and ops are never remembered); and that a bad
- * argument after a repeat is still an error.
+ * argument after a repeat is still an error.  Calls with a PAT layer
+ * (auto, clairvoyant) repeat too, their arrival, prediction and pick
+ * made again: right, the same row on every rank, binomial chosen by auto
+ * prepared between exchanges; and a rank whose calls never repeat (its
+ * buffers alternate) runs what the repeating ones run, while the PAT
+ * layer refits its model (pipeline's segments follow the model).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <mpi.h>
 
@@ -165,6 +171,89 @@ static void reload(void) {
   pat_reduce_config_reload();
 }
 
+/* calls of alg on a communicator of its own with PAT_REDUCE_ALGORITHM =
+ * list (auto's candidates): every call right and served by the same row
+ * on every rank; a rank with odd set alternates its buffers (its calls
+ * never repeat) and the others repeat every call after the first; with
+ * counts elements.  Returns the repeats and prepared runs on this rank. */
+static void pat_calls(pat_reduce_alg alg, const char *list, int odd, int calls,
+                      int counts, unsigned long *repeats,
+                      unsigned long *prepared, const char *what) {
+  double *send[2], *recv[2];
+  unsigned long r0 = pat_dispatch_repeats(0), p0 = pat_dispatch_repeats(1);
+  MPI_Comm comm;
+  int never = odd && rank % 2 == 1;
+  setenv("PAT_REDUCE_ALGORITHM", list, 1);
+  pat_reduce_config_reload();
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  for (int b = 0; b < 2; b++) {
+    send[b] = malloc((size_t)counts * sizeof *send[b]);
+    recv[b] = malloc((size_t)counts * sizeof *recv[b]);
+  }
+  for (int i = 0; i < calls; i++) {
+    int b = never ? i % 2 : 0, lo, hi, rc;
+    pat_reduce_alg ran = PAT_REDUCE_ALG_COUNT;
+    for (int k = 0; k < counts; k++) {
+      send[b][k] = value(rank, i, k % 64);
+      recv[b][k] = -1;
+    }
+    rc = pat_reduce_using(alg, send[b], recv[b], counts, MPI_DOUBLE, MPI_SUM, 0,
+                          comm);
+    check(rc == MPI_SUCCESS, what);
+    if (rank == 0)
+      for (int k = 0; k < counts; k++) {
+        double want = 0;
+        for (int q = 0; q < size; q++)
+          want += value(q, i, k % 64);
+        if (recv[b][k] != want) {
+          check(0, what);
+          break;
+        }
+      }
+    pat_reduce_last_algorithm(comm, &ran);
+    MPI_Allreduce(&ran, &lo, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Allreduce(&ran, &hi, 1, MPI_INT, MPI_MAX, comm);
+    check(lo == hi, "the same row on every rank");
+  }
+  for (int b = 0; b < 2; b++) {
+    free(send[b]);
+    free(recv[b]);
+  }
+  MPI_Comm_free(&comm);
+  unsetenv("PAT_REDUCE_ALGORITHM");
+  pat_reduce_config_reload();
+  *repeats = pat_dispatch_repeats(0) - r0;
+  *prepared = pat_dispatch_repeats(1) - p0;
+}
+
+/* auto, clairvoyant: repeats with a PAT layer. */
+static void with_pat_layer(void) {
+  unsigned long rep, prep;
+  pat_calls(PAT_REDUCE_ALG_AUTO, "binomial,binomial", 0, 200, COUNT, &rep,
+            &prep, "auto (binomial only), same arguments");
+  check(rep == 199, "auto: 199 repeats of 200 calls");
+  /* exchanged calls (and the ones before them) are timed: the executor */
+  check(prep >= 100, "auto: binomial prepared between exchanges");
+  if (rank == 0)
+    printf("auto, binomial only: %lu repeats, %lu prepared runs\n", rep, prep);
+  pat_calls(PAT_REDUCE_ALG_AUTO, "", 0, 100, COUNT, &rep, &prep,
+            "auto, same arguments");
+  check(rep == 99, "auto: 99 repeats of 100 calls");
+  pat_calls(PAT_REDUCE_ALG_CLAIRVOYANT, "", 0, 50, COUNT, &rep, &prep,
+            "clairvoyant, same arguments");
+  check(rep == 49, "clairvoyant: 49 repeats of 50 calls");
+  /* odd ranks never repeat: every rank must still run the same schedule */
+  pat_calls(PAT_REDUCE_ALG_AUTO, "pipeline,pipeline", 1, 60, 1 << 15, &rep,
+            &prep, "auto (pipeline only), odd ranks never repeat");
+  check(rank % 2 == 1 ? rep == 0 : rep == 59,
+        "auto, odd ranks never repeat: the repeats");
+  pat_calls(PAT_REDUCE_ALG_AUTO, "", 1, 60, 1 << 12, &rep, &prep,
+            "auto, odd ranks never repeat");
+  /* a plan follows the predictions: a repeat must not run the last one */
+  pat_calls(PAT_REDUCE_ALG_CLAIRVOYANT, "", 1, 60, COUNT, &rep, &prep,
+            "clairvoyant, odd ranks never repeat");
+}
+
 /* The layout of the datatype int_sum is called with: the two ints of
  * element e at ints stride * e and stride * e + gap. */
 static int g_stride, g_gap;
@@ -273,6 +362,7 @@ int main(int argc, char **argv) {
   reload();
   freed_handles();
   bad_after_repeat();
+  with_pat_layer();
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
     printf("test_repeat: %s (%d failures)\n", all == 0 ? "ok" : "FAILED", all);
