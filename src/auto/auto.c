@@ -905,8 +905,9 @@ static int measure_row(const pat_auto *s, learned *l,
  * on a real node, 8 ranks on 2 cores, 8 B balanced, the root's lateness
  * made clairvoyant's plan 1.3 us ahead of binomial's tree in the model,
  * every call, under realized times scattered by 30-60%: auto ran the
- * plan for 500 of 600 calls at 1.8x binomial's median.  Deterministic
- * runs (SMPI, balanced) have no scatter: any gain counts. */
+ * plan for 500 of 600 calls at 1.8x binomial's median.  Where no
+ * scatter is measured (a deterministic simulation, or too few realized
+ * times yet), any gain counts. */
 static double noise_share(const learned *l) { return l->scatter; }
 
 /* Adds log ratio x to the ring and computes the scatter again. */
