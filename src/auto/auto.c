@@ -23,7 +23,7 @@
  * ahead beyond their noise (a one-sided t bound: decide_mode).  An aware
  * choice counts as ahead only by more than the machine's scatter: one
  * standard deviation of the realized over estimated times of the rows
- * that do not plan (noise_share; 0 in a deterministic simulation).
+ * that do not plan (add_noise; 0 in a deterministic simulation).
  * PAT_REDUCE_VERBOSE = 1 says each switch
  * (rank 0); = 2 names every call's choice.  Scores come from exchanged
  * data only, so every rank switches at the same call.
@@ -166,7 +166,7 @@
  * interval doubles (see "Pace") */
 #define PAT_AUTO_QUIET 8
 /* the realized times whose scatter sets the margin a plan must win by
- * (see noise_share), and how many it takes before there is one */
+ * (see add_noise), and how many it takes before there is one */
 #define PAT_AUTO_NOISE 8
 #define PAT_AUTO_NOISE_MIN 3
 /* a scatter below this share is none: one score ahead is evidence (a
@@ -272,10 +272,10 @@ typedef struct learned {
   long soon_scored; /* the score it last asked the next exchange for */
   /* the logs of the last realized over estimated times of rows that do
    * not plan with arrivals (a ring, newest at nnoise - 1): their scatter
-   * is the margin a plan must win by (see noise_share) */
+   * is the margin a plan must win by (see add_noise) */
   double noise[PAT_AUTO_NOISE];
   long nnoise;
-  double scatter; /* noise_share of the ring, kept as it changes */
+  double scatter; /* the ring's scatter (add_noise), kept as it changes */
   /* the inputs of the last decide_mode: scores, window, scatter */
   long decided_scored;
   int decided_window;
@@ -411,9 +411,9 @@ struct pat_auto {
    * choice runs; once it came, the row is trusted (learned.trusted).
    * -1: none. */
   long trial_call;
-  /* the pace the last decision asks of the exchange (pat_auto_pace), and
-   * the trial it last asked the next call's exchange for */
-  int stretch;
+  /* the call the last decision asks to exchange at once (pat_auto_pace;
+   * its stretch is the decided class's), and the trial it last asked the
+   * next call's exchange for */
   long soon, soon_trial;
   /* where a costly estimate (a plan) comes from */
   pat_auto_planner planner;
@@ -453,7 +453,6 @@ pat_auto *pat_auto_alloc(int nranks) {
     }
     s->planner = built_plan;
     s->trial_call = -1;
-    s->stretch = 1;
     s->soon = s->soon_trial = -1;
   }
   return s;
@@ -897,9 +896,10 @@ static int measure_row(const pat_auto *s, learned *l,
   return best;
 }
 
-/* The share of a row's time that the machine's scatter hides: how far
- * the last realized times of rows that do not plan with arrivals stood
- * from their estimates, one standard deviation of the log ratio (0 until
+/* Adds log ratio x to the ring and computes the scatter again: the share
+ * of a row's time that the machine's scatter hides, how far the last
+ * realized times of rows that do not plan with arrivals stood from their
+ * estimates, one standard deviation of the log ratio (0 until
  * PAT_AUTO_NOISE_MIN came).  A plan that wins by less in the model cannot
  * be seen to win when it runs, and running it costs what a plan costs:
  * on a real node, 8 ranks on 2 cores, 8 B balanced, the root's lateness
@@ -908,9 +908,6 @@ static int measure_row(const pat_auto *s, learned *l,
  * plan for 500 of 600 calls at 1.8x binomial's median.  Where no
  * scatter is measured (a deterministic simulation, or too few realized
  * times yet), any gain counts. */
-static double noise_share(const learned *l) { return l->scatter; }
-
-/* Adds log ratio x to the ring and computes the scatter again. */
 static void add_noise(learned *l, double x) {
   long n;
   l->noise[l->nnoise++ % PAT_AUTO_NOISE] = x;
@@ -922,7 +919,7 @@ static void add_noise(learned *l, double x) {
 /* Scores the decision of call, whose real arrivals were actual: both
  * choices' estimates under them, each corrected by its row's realized
  * over estimated ratio; the aware one must win by the machine's scatter
- * (noise_share) to count as ahead. */
+ * (add_noise) to count as ahead. */
 static void score(pat_auto *s, const double *actual, long call) {
   pending *w;
   learned *l;
@@ -951,10 +948,9 @@ static void score(pat_auto *s, const double *actual, long call) {
   }
   if (!w->skimmed) /* else no aware choice was made: nothing to score */
     l->diff[l->scored++ % PAT_AUTO_WINDOW] =
-        w->aware == w->blind
-            ? 0
-            : l->corr[w->aware] * aware -
-                  (1 - noise_share(l)) * l->corr[w->blind] * blind;
+        w->aware == w->blind ? 0
+                             : l->corr[w->aware] * aware -
+                                   (1 - l->scatter) * l->corr[w->blind] * blind;
   /* pace: observed calls that used no prediction */
   l->quiet += l->blind_mode || w->aware == w->blind;
 }
@@ -1067,7 +1063,7 @@ static int surely_ahead(const double *d, int n, int noiseless) {
  * to 1.45x binomial's time; returns 1 if the mode changed. */
 static int decide_mode(learned *l, int window) {
   int was = l->blind_mode, k = 0, n;
-  int noiseless = noise_share(l) < PAT_AUTO_NOISELESS;
+  int noiseless = l->scatter < PAT_AUTO_NOISELESS;
   double sum = 0, d[PAT_AUTO_WINDOW];
   if (l->decided_scored == l->scored && l->decided_window == window &&
       l->decided_scatter == l->scatter)
@@ -1142,7 +1138,6 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
     l->stretch *= 2;
     l->quiet = 0;
   }
-  s->stretch = l->stretch;
   s->soon = -1;
   if (!automatic || call < 0)
     return;
@@ -1159,7 +1154,7 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
 }
 
 void pat_auto_pace(const pat_auto *s, int *stretch, long *soon) {
-  *stretch = s->stretch;
+  *stretch = s->cls[s->cur].stretch;
   *soon = s->soon;
 }
 

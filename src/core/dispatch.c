@@ -388,10 +388,11 @@ typedef struct repeat {
   const pat_config *cfg; /* and its generation */
   unsigned long generation;
   unsigned long freed; /* pat_comm_states_freed() when remembered */
-  pat_call call;       /* as the checks left it; its tag is the last call's */
+  /* as the checks left it; its tag is the last call's; its pat set: the
+   * call had a PAT layer (a repeat arrives and departs) */
+  pat_call call;
   pat_call_props props;
   pat_reduce_alg selected; /* the row pat_alg_select gave for alg */
-  int pat;                 /* the call had a PAT layer: it arrives, departs */
   pat_reduce_alg chosen;   /* the row that served the last run */
   /* it ran a schedule, the state's cache[0] while its epoch is this, for
    * a model that was this */
@@ -467,7 +468,7 @@ static repeat *repeated(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
       r->datatype != datatype || r->op != op || r->cfg != pat_config_get() ||
       r->generation != pat_config_generation() ||
       r->freed != pat_comm_states_freed() ||
-      pat_comm_state_has_pat(r->call.state) != r->pat ||
+      pat_comm_state_has_pat(r->call.state) != (r->call.pat != NULL) ||
       (r->root != root && !reroot(r, root)))
     r = NULL;
   return r;
@@ -524,7 +525,6 @@ static void remember_call(const pat_call *c, const pat_call_props *props,
   r->call = *c;
   r->props = *props;
   r->selected = selected;
-  r->pat = c->pat != NULL;
   ran(r, c, chosen);
 #else
   (void)c, (void)props, (void)alg, (void)selected, (void)chosen;
@@ -654,7 +654,7 @@ static int run_repeat(repeat *r) {
   int rc;
   r->served++;
   c->tag = pat_comm_state_next_tag(c->state);
-  if (r->pat) {
+  if (c->pat != NULL) {
     /* as the checks leave a call: no model or arrivals yet */
     c->arrivals = NULL;
     c->model = (pat_model){0, 0, 0};
