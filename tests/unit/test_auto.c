@@ -744,6 +744,59 @@ static void unprobed_rows_weighed_balanced(void **state) {
   pat_auto_free(au);
 }
 
+/* The exchange's pace (auto.c, "Pace"): settled and using no prediction
+ * (binomial the only candidate), the automatic interval (every call at
+ * 64 KiB) doubles every 8 observed calls up to every 64th call; with a
+ * plan running (a late rank predicted and real, clairvoyant a candidate)
+ * it stays at the automatic interval, and the call after the plan's
+ * trial exchanges at once, once; a set PAT_REDUCE_EXCHANGE_INTERVAL is
+ * never stretched. */
+static int stretch_after(const char *list, const char *interval, int late,
+                         int *soon_calls) {
+  enum { P = 16, CALLS = 200 };
+  double arr[P] = {0};
+  pat_sched_params p = params(P, 8192, arr);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8192};
+  pat_auto *au = pat_auto_alloc(P);
+  pat_reduce_alg ran[CALLS];
+  int stretch = 0;
+  long soon, asked = -1;
+  setenv("PAT_REDUCE_ALGORITHM", list, 1);
+  if (interval != NULL)
+    setenv("PAT_REDUCE_EXCHANGE_INTERVAL", interval, 1);
+  pat_reduce_config_reload();
+  arr[P - 1] = late ? 4 * pat_sched_round_cost(&p) : 0;
+  *soon_calls = 0;
+  for (int k = 0; k < CALLS; k++) {
+    drive(au, &p, &props, arr, k, k + 1, NULL, ran);
+    pat_auto_pace(au, &stretch, &soon);
+    if (soon >= 0) {
+      assert_int_equal(soon, k + 1);
+      assert_false(asked >= 0 && asked == k - 1); /* not on two in a row */
+      asked = k;
+      ++*soon_calls;
+    }
+  }
+  pat_auto_free(au);
+  return stretch;
+}
+
+static void pace_follows_the_predictions(void **state) {
+  int soon, quiet, plan, set;
+  (void)state;
+  quiet = stretch_after("binomial,binomial", NULL, 0, &soon);
+  assert_int_equal(quiet, PAT_EXCHANGE_MAX_EVERY);
+  plan = stretch_after("binomial,clairvoyant", NULL, 1, &soon);
+  print_message("pace: stretch %d with no prediction used, %d with a plan "
+                "running (%d calls asked to exchange at once)\n",
+                quiet, plan, soon);
+  assert_int_equal(plan, 1);
+  assert_true(soon >= 1 && soon <= 3);
+  set = stretch_after("binomial,binomial", "4", 0, &soon);
+  assert_int_equal(set, 1);
+  assert_int_equal(soon, 0);
+}
+
 /* The PAT layer refits the model while the first calls run: once the
  * model stood as it ranked (the probe agreed), a refit that moves the
  * model's pick to a row never measured here does not make auto run it on
@@ -964,6 +1017,7 @@ int main(void) {
       cmocka_unit_test_teardown(noisy_ties_go_to_binomial, reset_env),
       cmocka_unit_test_teardown(corrected_rows_weighed_balanced, reset_env),
       cmocka_unit_test_teardown(unprobed_rows_weighed_balanced, reset_env),
+      cmocka_unit_test_teardown(pace_follows_the_predictions, reset_env),
       cmocka_unit_test_teardown(measuring_serves_every_call, reset_env),
       cmocka_unit_test_teardown(refitted_model_is_checked_again, reset_env),
       cmocka_unit_test_teardown(corrections_follow_a_refit, reset_env),
