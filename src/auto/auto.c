@@ -397,7 +397,11 @@ struct pat_auto {
   int have, have_blind;
   pat_sched_params key, blind_key;
   pat_reduce_alg aware, blind;
-  pat_replay *aware_replay; /* the aware choice's plan, if it planned */
+  /* the aware choice made for key (a skimmed call, whose aware choice is
+   * its blind one, keeps it for the next call that is not skimmed) and
+   * its plan, if it planned */
+  pat_reduce_alg aware_kept;
+  pat_replay *aware_replay;
   /* decisions not scored yet, a ring by call */
   pending wait[PAT_AUTO_PENDING];
   /* what was learned, per size class, and the last decision's class */
@@ -1098,17 +1102,15 @@ static void choose(pat_auto *s, const pat_sched_params *p,
     s->have_blind = keep(&s->blind_key, &balanced);
   }
   if (skim) {
-    pat_replay_free(s->aware_replay);
-    s->aware_replay = NULL;
     s->aware = s->blind;
-    s->have = 0;
     return;
   }
   if (!s->have || !same_inputs(&s->key, p)) {
     pat_replay_free(s->aware_replay);
-    s->aware = least(s, p, props, 1, &s->aware_replay);
+    s->aware_kept = least(s, p, props, 1, &s->aware_replay);
     s->have = keep(&s->key, p);
   }
+  s->aware = s->aware_kept;
 }
 
 /* Settled, the blind choice moved to a row never measured in this class
@@ -1246,7 +1248,7 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
     w->replay = NULL;
     if (keep(&w->params, p)) {
       w->skimmed = skim;
-      w->replay = pat_replay_ref(s->aware_replay);
+      w->replay = skim ? NULL : pat_replay_ref(s->aware_replay);
       w->call = call;
       w->aware = s->aware;
       w->blind = s->blind;
