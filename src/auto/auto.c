@@ -140,6 +140,16 @@
  * during a long quiet spell is seen at the next exchange, up to 64 calls
  * later.
  *
+ * Ties.  A row ranks ahead of binomial only where its estimate is below
+ * binomial's by more than PAT_AUTO_TIE (least_of): a lead of a fraction of
+ * a percent is inside the model's error, and binomial's tree is the one
+ * walked under arrivals whatever the probe found (the others, unprobed,
+ * are weighed at their balanced estimate plus the spread).  SMPI, P = 64,
+ * 8 B: radixk's estimate was 0.1% below binomial's, so it was the blind
+ * choice, and ran 1.004x binomial's median balanced and 1.009x under
+ * gamma arrivals (now 1.000 both).  A measured correction counts the
+ * same way (binomial wins the ties there too).
+ *
  * Dynamic rows.  native and localredirect have no schedule; their
  * estimates are formulas (native.c, localredirect.c) that never beat
  * binomial's, so they win only from a list without it.
@@ -178,12 +188,14 @@ _Static_assert(PAT_AUTO_EVIDENCE >= 2 && PAT_AUTO_EVIDENCE <= PAT_AUTO_WINDOW,
  * plan) is made on every PAT_AUTO_SKIM-th call only, the one it is scored
  * on (see "Cost per call") */
 #define PAT_AUTO_SKIM 4
-/* the longest exchange lag (64) + auto's longest exchange interval + 1 */
 /* decisions of exchanged calls kept at once: the longest lag (64) + 3 */
 #define PAT_AUTO_PENDING (64 + 3)
 /* a costly estimate (a plan) is skipped when its row's bound is within
  * this share of the best other estimate: it could win by less */
 #define PAT_AUTO_SKIP 0.02
+/* another row's estimate must be below binomial's by more than this
+ * share to rank ahead of it (see "Ties") */
+#define PAT_AUTO_TIE 0.02
 
 /* Realized over estimated time, per row: the weight of a new ratio in
  * its running (geometric) mean, and the range a ratio is clamped to. */
@@ -561,6 +573,8 @@ static pat_reduce_alg least_of(const pat_auto *s,
         continue;
       t = corr[a] * (costly ? s->planner(s->ctx, row->id, &p, &r)
                             : row_estimate(l, a, &p));
+      if (a == PAT_REDUCE_ALG_BINOMIAL) /* see "Ties" */
+        t *= 1 - PAT_AUTO_TIE;
       if (t < best_t || (t == best_t && a < (int)best)) {
         best_t = t; /* ties: the first in the table */
         best = (pat_reduce_alg)a;
