@@ -1345,8 +1345,11 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
   if (c->pat != NULL) {
     /* every observation and realized time the PAT layer still holds,
      * oldest first: calls of other rows between auto's may have taken
-     * the latest place (what was passed already is skipped) */
-    for (int k = PAT_OBSERVED_KEPT - 1; k >= 0; k--) {
+     * the latest place (what was passed already is skipped; most calls
+     * bring nothing new, seen from the latest) */
+    long latest;
+    pat_state_observed_nth(c->pat, 0, &latest);
+    for (int k = PAT_OBSERVED_KEPT - 1; latest > ac->observed && k >= 0; k--) {
       long at;
       const double *arr = pat_state_observed_nth(c->pat, k, &at);
       if (arr != NULL && at > ac->observed) {
@@ -1354,7 +1357,8 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
         ac->observed = at;
       }
     }
-    for (int k = PAT_OBSERVED_KEPT - 1; k >= 0; k--) {
+    pat_state_realized_nth(c->pat, 0, &latest);
+    for (int k = PAT_OBSERVED_KEPT - 1; latest > ac->realized && k >= 0; k--) {
       long at;
       double done = pat_state_realized_nth(c->pat, k, &at);
       if (at > ac->realized) {
