@@ -401,8 +401,10 @@ delay) and 2.539 (the last rank, the chain's leaf, late), and 6 of the
 mean pipeline takes 2.257 ms, radixk 2.197, auto 2.198 (1.000).  The
 means also show where `auto` learns: the first pattern of each size
 (`none`) holds its measuring calls (binomial against the model's pick,
-3 counted calls each) and its first plan on trial, 1.10-1.44x the best
-row's mean.  At 64 KiB
+3 counted calls each) and its first plan on trial, 1.14-1.44x the best
+row's mean; by the mean, too, 64 KiB `odd` (1.15) and 1 MiB `k-random:4`
+(1.10) hold two slow calls each (up to 0.588 and 8.18 ms, against
+radixk's 0.362 and 5.29 every call: not looked into).  At 64 KiB
 with the last rank late `auto` ran its PAT-blind choice through the
 pattern's 16 calls (0.363; the table's run before issue 14's measured
 rows had clairvoyant there, 0.324, and the code before this run's last
