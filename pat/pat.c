@@ -51,7 +51,8 @@
  * measured round cost at that size as alpha + bytes gamma.  All of it is
  * computed from the exchanged records in the same order on every rank, so
  * the model is bitwise identical everywhere.  A fit that gives no model
- * keeps the previous one.  PAT_REDUCE_ROUND_COST c ({c, 0, 0}) or
+ * keeps the previous one; a latency it does not resolve (alpha <= 0) is
+ * the last fitted one, else the configured model's (pat/fit.c).  PAT_REDUCE_ROUND_COST c ({c, 0, 0}) or
  * PAT_REDUCE_MODEL override the measurement.  Until a model is known the
  * prediction is balanced, for which the greedy tree does not depend on it.
  */
@@ -428,7 +429,12 @@ static int observe(pat_state *ps, pending *p) {
     if ((!ps->fitted || t->fresh + c->fresh >= REFIT_POINTS) &&
         (t->fresh > 0 || c->fresh > 0)) {
       t->fresh = c->fresh = 0;
-      if (pat_fit_model(t->bytes, t->sec, t->n, c->bytes, c->sec, c->n, &m)) {
+      /* a latency the samples do not resolve: the last fitted one, else
+       * the configured model's (pat/fit.c) */
+      double latency =
+          ps->fitted ? ps->model.alpha : pat_config_model(ps->cfg)->alpha;
+      if (pat_fit_model(t->bytes, t->sec, t->n, c->bytes, c->sec, c->n,
+                        latency, &m)) {
         ps->model = m;
         ps->fitted = 1;
       }

@@ -327,7 +327,7 @@ static void fit_recovers_noiseless_model(void **state) {
   pat_model m = {0, 0, 0};
   (void)state;
   synthetic(40, 0, bytes, t, c);
-  assert_int_equal(pat_fit_model(bytes, t, 40, bytes, c, 40, &m), 1);
+  assert_int_equal(pat_fit_model(bytes, t, 40, bytes, c, 40, 0, &m), 1);
   assert_close(m.alpha, ALPHA_T + ALPHA_C, 0.01);
   assert_close(m.beta, BETA, 0.01);
   assert_close(m.gamma, GAMMA, 0.01);
@@ -341,7 +341,7 @@ static void fit_recovers_noisy_model(void **state) {
   /* 3% multiplicative noise, 64 samples of each kind, fixed seed */
   synthetic(PAT_FIT_MAX_SAMPLES, 0.03, bytes, t, c);
   assert_int_equal(pat_fit_model(bytes, t, PAT_FIT_MAX_SAMPLES, bytes, c,
-                                 PAT_FIT_MAX_SAMPLES, &m),
+                                 PAT_FIT_MAX_SAMPLES, 0, &m),
                    1);
   assert_close(m.alpha, ALPHA_T + ALPHA_C, 0.05);
   assert_close(m.beta, BETA, 0.05);
@@ -368,13 +368,13 @@ static void fit_one_size_keeps_the_measured_round(void **state) {
   double near[3] = {1000, 1500, 1999}; /* within a factor 2: one size */
   pat_model m = {0, 0, 0};
   (void)state;
-  assert_int_equal(pat_fit_model(bt, t, 3, NULL, NULL, 0, &m), 1);
+  assert_int_equal(pat_fit_model(bt, t, 3, NULL, NULL, 0, 0, &m), 1);
   assert_true(m.alpha == 2e-6 && m.beta == 0 && m.gamma == 0);
-  assert_int_equal(pat_fit_model(bt, t, 3, bc, c, 4, &m), 1);
+  assert_int_equal(pat_fit_model(bt, t, 3, bc, c, 4, 0, &m), 1);
   assert_true(m.alpha == 2e-6 && m.beta == 0);
   assert_close(m.gamma, 2.5e-7 / 1024, 1e-12);
   assert_close(pat_model_round_cost(&m, 1024), 2e-6 + 2.5e-7, 1e-12);
-  assert_int_equal(pat_fit_model(near, t, 3, NULL, NULL, 0, &m), 1);
+  assert_int_equal(pat_fit_model(near, t, 3, NULL, NULL, 0, 0, &m), 1);
   assert_true(m.alpha == 2e-6 && m.beta == 0 && m.gamma == 0);
 }
 
@@ -384,15 +384,16 @@ static void fit_without_samples_knows_nothing(void **state) {
   double good_b[2] = {8, 64}, good_t[2] = {1e-6, 2e-6};
   pat_model m = untouched;
   (void)state;
-  assert_int_equal(pat_fit_model(NULL, NULL, 0, NULL, NULL, 0, &m), 0);
-  assert_int_equal(pat_fit_model(good_b, good_t, 0, good_b, good_t, 2, &m), 0);
+  assert_int_equal(pat_fit_model(NULL, NULL, 0, NULL, NULL, 0, 0, &m), 0);
+  assert_int_equal(
+      pat_fit_model(good_b, good_t, 0, good_b, good_t, 2, 0, &m), 0);
   /* only unusable samples: 0 s, negative or NaN bytes, infinite time */
-  assert_int_equal(pat_fit_model(b, t, 4, NULL, NULL, 0, &m), 0);
+  assert_int_equal(pat_fit_model(b, t, 4, NULL, NULL, 0, 0, &m), 0);
   /* combines alone say nothing about messages */
-  assert_int_equal(pat_fit_model(NULL, NULL, 0, good_b, good_t, 2, &m), 0);
+  assert_int_equal(pat_fit_model(NULL, NULL, 0, good_b, good_t, 2, 0, &m), 0);
   assert_memory_equal(&m, &untouched, sizeof m);
   /* unusable combine samples are ignored: gamma 0 */
-  assert_int_equal(pat_fit_model(good_b, good_t, 2, b, t, 4, &m), 1);
+  assert_int_equal(pat_fit_model(good_b, good_t, 2, b, t, 4, 0, &m), 1);
   assert_true(m.gamma == 0 && m.alpha > 0 && m.beta > 0);
 }
 
@@ -401,8 +402,24 @@ static void fit_clamps_negative_values(void **state) {
   double b[3] = {8, 1024, 65536}, t[3] = {9e-6, 8e-6, 1e-6};
   pat_model m = {0, 0, 0};
   (void)state;
-  assert_int_equal(pat_fit_model(b, t, 3, NULL, NULL, 0, &m), 1);
+  assert_int_equal(pat_fit_model(b, t, 3, NULL, NULL, 0, 0, &m), 1);
   assert_true(m.beta == 0 && m.alpha > 0 && m.gamma == 0);
+}
+
+/* Large transfers whose line meets the axis below 0 (the latency lost in
+ * noise) take the latency given; without one (0), alpha is clamped to 0. */
+static void fit_unresolved_latency_takes_the_given_one(void **state) {
+  double b[3] = {65536, 262144, 524288}, t[3] = {10e-6, 130e-6, 260e-6};
+  pat_model m = {0, 0, 0};
+  (void)state;
+  assert_int_equal(pat_fit_model(b, t, 3, NULL, NULL, 0, 3e-6, &m), 1);
+  assert_true(m.alpha == 3e-6 && m.beta > 0);
+  assert_int_equal(pat_fit_model(b, t, 3, NULL, NULL, 0, 0, &m), 1);
+  assert_true(m.alpha == 0 && m.beta > 0);
+  /* a resolved latency is the fitted one, whatever is given */
+  t[0] = 40e-6;
+  assert_int_equal(pat_fit_model(b, t, 3, NULL, NULL, 0, 3e-6, &m), 1);
+  assert_true(m.alpha > 3e-6);
 }
 
 static void fit_uses_the_last_samples(void **state) {
@@ -414,7 +431,7 @@ static void fit_uses_the_last_samples(void **state) {
     b[i] = 4096;
     t[i] = i < PAT_FIT_MAX_SAMPLES ? 1e-3 : 1e-6;
   }
-  assert_int_equal(pat_fit_model(b, t, N, NULL, NULL, 0, &m), 1);
+  assert_int_equal(pat_fit_model(b, t, N, NULL, NULL, 0, 0, &m), 1);
   assert_true(m.alpha == 1e-6);
 }
 
@@ -427,10 +444,10 @@ static void fit_same_inputs_same_bits(void **state) {
   memset(&a, 0x55, sizeof a);
   memset(&b, 0xaa, sizeof b);
   assert_int_equal(pat_fit_model(bytes, t, PAT_FIT_MAX_SAMPLES, bytes, c,
-                                 PAT_FIT_MAX_SAMPLES, &a),
+                                 PAT_FIT_MAX_SAMPLES, 0, &a),
                    1);
   assert_int_equal(pat_fit_model(bytes, t, PAT_FIT_MAX_SAMPLES, bytes, c,
-                                 PAT_FIT_MAX_SAMPLES, &b),
+                                 PAT_FIT_MAX_SAMPLES, 0, &b),
                    1);
   assert_memory_equal(&a, &b, sizeof a);
 }
@@ -475,6 +492,7 @@ int main(void) {
       cmocka_unit_test(fit_one_size_keeps_the_measured_round),
       cmocka_unit_test(fit_without_samples_knows_nothing),
       cmocka_unit_test(fit_clamps_negative_values),
+      cmocka_unit_test(fit_unresolved_latency_takes_the_given_one),
       cmocka_unit_test(fit_uses_the_last_samples),
       cmocka_unit_test(fit_same_inputs_same_bits),
   };
