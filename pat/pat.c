@@ -52,8 +52,9 @@
  * computed from the exchanged records in the same order on every rank, so
  * the model is bitwise identical everywhere.  A fit that gives no model
  * keeps the previous one; a latency it does not resolve (alpha <= 0) is
- * the last fitted one, else the configured model's (pat/fit.c).  PAT_REDUCE_ROUND_COST c ({c, 0, 0}) or
- * PAT_REDUCE_MODEL override the measurement.  Until a model is known the
+ * the last fitted one, else the configured model's (pat/fit.c).
+ * PAT_REDUCE_ROUND_COST c ({c, 0, 0}) or PAT_REDUCE_MODEL override the
+ * measurement.  Until a model is known the
  * prediction is balanced, for which the greedy tree does not depend on it.
  */
 #include <math.h>
@@ -433,8 +434,8 @@ static int observe(pat_state *ps, pending *p) {
        * the configured model's (pat/fit.c) */
       double latency =
           ps->fitted ? ps->model.alpha : pat_config_model(ps->cfg)->alpha;
-      if (pat_fit_model(t->bytes, t->sec, t->n, c->bytes, c->sec, c->n,
-                        latency, &m)) {
+      if (pat_fit_model(t->bytes, t->sec, t->n, c->bytes, c->sec, c->n, latency,
+                        &m)) {
         ps->model = m;
         ps->fitted = 1;
       }

@@ -676,8 +676,8 @@ static void model_ties_go_to_binomial(void **state) {
   double zeros[P] = {0}, odd[P];
   pat_sched_params p = params(P, 1, NULL), q;
   pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 1};
-  pat_call_props big_props = {.commutative = 1, .contiguous = 1,
-                              .count = 131072};
+  pat_call_props big_props = {
+      .commutative = 1, .contiguous = 1, .count = 131072};
   double bin, rk;
   int sw;
   pat_auto *au = pat_auto_alloc(P);

@@ -385,8 +385,8 @@ static void fit_without_samples_knows_nothing(void **state) {
   pat_model m = untouched;
   (void)state;
   assert_int_equal(pat_fit_model(NULL, NULL, 0, NULL, NULL, 0, 0, &m), 0);
-  assert_int_equal(
-      pat_fit_model(good_b, good_t, 0, good_b, good_t, 2, 0, &m), 0);
+  assert_int_equal(pat_fit_model(good_b, good_t, 0, good_b, good_t, 2, 0, &m),
+                   0);
   /* only unusable samples: 0 s, negative or NaN bytes, infinite time */
   assert_int_equal(pat_fit_model(b, t, 4, NULL, NULL, 0, 0, &m), 0);
   /* combines alone say nothing about messages */
