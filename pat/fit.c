@@ -9,10 +9,11 @@
  *   transfer: seconds = alpha_t + beta bytes
  *   combine:  seconds = alpha_c + gamma bytes
  * and alpha = alpha_t + alpha_c.  Negative values are clamped to 0, but
- * for alpha: a line whose intercept comes out at or below 0 did not
- * resolve the latency (large transfers only, or noise), and a transfer
- * never costs none, so alpha is then the caller's (the PAT layer: the last
- * fitted one, else the configured model's).  With alpha 0, the segmented
+ * for alpha: an alpha at or below 0 means the lines did not resolve the
+ * latency (large transfers only, or noise), and a transfer never costs
+ * nothing, so alpha is then the caller's latency (the PAT layer: the
+ * last fitted alpha, else the configured model's).  A small positive
+ * alpha is taken as fitted.  With alpha 0, the segmented
  * clairvoyant's bound falls with every doubling of the segments, so it
  * planned each candidate up to 1024 segments: on this project's 2-core
  * node (8 ranks, 512 KiB) fits from radixk's and butterfly's transfers
@@ -115,7 +116,9 @@ int pat_fit_model(const double *bytes_t, const double *sec_t, int nt,
     goto out;
   if (nc > 0 && bytes_c != NULL && sec_c != NULL)
     fit_kind(bytes_c, sec_c, nc, 1, &alpha_c, &gamma);
-  m.alpha = alpha_t + alpha_c > 0 ? alpha_t + alpha_c : fmax(latency, 0);
+  m.alpha = alpha_t + alpha_c > 0              ? alpha_t + alpha_c
+            : isfinite(latency) && latency > 0 ? latency
+                                               : 0;
   m.beta = fmax(beta, 0);
   m.gamma = fmax(gamma, 0);
   /* a model where nothing costs anything plans nothing well */

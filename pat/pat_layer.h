@@ -122,10 +122,10 @@ int pat_fit_line(const double *x, const double *y, double *w, size_t n,
 /* Fits the model to nt transfer samples (a message of bytes_t[i] took
  * sec_t[i]) and nc combine samples (see pat/fit.c for the method and the
  * one-size rule).  latency: the alpha taken where the fitted one is <= 0
- * (the samples did not resolve it; 0: keep 0).  Returns 1 and writes
- * *out, or 0 (out untouched) when the samples give no model: no usable
- * transfer sample, or every fitted value <= 0.  Deterministic: the same
- * inputs give the same bits. */
+ * (the samples did not resolve it; 0, or not finite: keep 0).  Returns 1
+ * and writes *out, or 0 (out untouched) when the samples give no model:
+ * no usable transfer sample, or (latency 0) every fitted value <= 0.
+ * Deterministic: the same inputs give the same bits. */
 int pat_fit_model(const double *bytes_t, const double *sec_t, int nt,
                   const double *bytes_c, const double *sec_c, int nc,
                   double latency, pat_model *out);

@@ -9,7 +9,8 @@
  * cost model, the PAT layer's prediction):
  *   - PAT-aware: the least estimate under the predicted arrivals;
  *   - PAT-blind: the least estimate under balanced arrivals among the
- *     rows that do not plan with arrival times.
+ *     rows that do not plan with arrival times;
+ * binomial's estimate counting PAT_AUTO_TIE less in both (see "Ties").
  * auto runs the aware one unless recent calls say the predictions did
  * not pay.  Each call whose arrivals the PAT layer has since exchanged is
  * scored: both choices' estimates under what really arrived (the aware
@@ -55,7 +56,8 @@
  * built as the schedule the call runs when it wins; when scoring, the
  * plan's replay (replay.c, O(transfers)) under the real arrivals.  Both
  * choices are kept while the inputs (count, root, op properties, model
- * and, for the aware one, the prediction) repeat, and then cost nothing;
+ * and, for the aware one, the prediction and the corrections, which each
+ * realized time moves) repeat, and then cost nothing;
  * the PAT layer rounds predictions to an eighth of a round
  * (pat_state_predict), so a prediction that moved by less is the same
  * one.  patautospeed: at P = 128, 64 KiB, 1.4-2.0% of the modeled
@@ -404,8 +406,9 @@ typedef struct pending {
 
 struct pat_auto {
   int nranks;
-  /* the last decision's inputs and choices (arrivals: owned); the blind
-   * choice's inputs without arrivals, so a new prediction keeps it */
+  /* the inputs of the last aware choice made (a skimmed call makes none)
+   * and the choices (arrivals: owned); the blind choice's inputs without
+   * arrivals, so a new prediction keeps it */
   int have, have_blind;
   pat_sched_params key, blind_key;
   pat_reduce_alg aware, blind;
@@ -576,7 +579,7 @@ static pat_reduce_alg least_of(const pat_auto *s,
       if (a == PAT_REDUCE_ALG_BINOMIAL) /* see "Ties" */
         t *= 1 - PAT_AUTO_TIE;
       if (t < best_t || (t == best_t && a < (int)best)) {
-        best_t = t; /* ties: the first in the table */
+        best_t = t; /* ties (after binomial's discount): table order */
         best = (pat_reduce_alg)a;
         pat_replay_free(best_replay);
         best_replay = r;
@@ -787,8 +790,8 @@ static void settle(pat_auto *s, learned *l, unsigned long long rows,
       l->corr[a] = 1;
   }
   /* a row ahead of the reference by its median only ties with it (its
-   * corrected estimate is the reference's, balanced: the table's order
-   * breaks the tie, binomial first) */
+   * corrected estimate is the reference's, balanced: binomial wins the
+   * tie, its estimate counting PAT_AUTO_TIE less; see "Ties") */
   for (int a = 0; l->ref >= 0 && a < PAT_REDUCE_ALG_COUNT; a++)
     if (a != l->ref && l->timed[a] > 0 && l->timed[a] < l->timed[l->ref] &&
         !clearly_faster(l, a, l->ref))

@@ -416,6 +416,8 @@ static void fit_unresolved_latency_takes_the_given_one(void **state) {
   assert_true(m.alpha == 3e-6 && m.beta > 0);
   assert_int_equal(pat_fit_model(b, t, 3, NULL, NULL, 0, 0, &m), 1);
   assert_true(m.alpha == 0 && m.beta > 0);
+  assert_int_equal(pat_fit_model(b, t, 3, NULL, NULL, 0, INFINITY, &m), 1);
+  assert_true(m.alpha == 0 && m.beta > 0);
   /* a resolved latency is the fitted one, whatever is given */
   t[0] = 40e-6;
   assert_int_equal(pat_fit_model(b, t, 3, NULL, NULL, 0, 3e-6, &m), 1);
