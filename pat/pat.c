@@ -54,8 +54,8 @@
  * keeps the previous one; a latency it does not resolve (alpha <= 0) is
  * the last fitted one, else the configured model's (pat/fit.c).
  * PAT_REDUCE_ROUND_COST c ({c, 0, 0}) or PAT_REDUCE_MODEL override the
- * measurement.  Until a model is known the
- * prediction is balanced, for which the greedy tree does not depend on it.
+ * measurement.  Until a model is known the prediction is balanced, for
+ * which the greedy tree does not depend on it.
  */
 #include <math.h>
 #include <stdlib.h>
