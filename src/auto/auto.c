@@ -242,6 +242,7 @@ typedef struct learned {
   long scored;
   int blind_mode;
   long mode_at;       /* scored when the mode last changed */
+  long spell_from;    /* aware: the first score of the evidence taken */
   double skim_spread; /* the predicted spread at the last aware choice */
   /* per row that plans with arrivals: its realized over estimated time,
    * over env (1 until a call measured it; 1 for the other rows) */
@@ -1072,8 +1073,12 @@ static int surely_ahead(const double *d, int n, int noiseless) {
 }
 
 /* Blind while the aware choices did not beat the blind ones over the
- * window (calls where the two were the same row count for neither);
- * once blind, aware again only when the last max(window,
+ * window (calls where the two were the same row count for neither; an
+ * aware spell counts only its own scores, from the evidence that began
+ * it: blind with the pace stretched, the window was one score, and with
+ * the pace back at every call, the window of 8 held the old scores that
+ * had made auto blind, so it went blind again at the next call on no new
+ * score); once blind, aware again only when the last max(window,
  * PAT_AUTO_EVIDENCE) scores show them surely ahead (while the realized
  * times show no scatter, the window's total below zero, as before: SMPI,
  * 8 B, P = 64, a rank late from the 16th call on was seen at the 19th,
@@ -1095,6 +1100,8 @@ static int decide_mode(learned *l, int window) {
   if (was && !noiseless && window < PAT_AUTO_EVIDENCE)
     window = PAT_AUTO_EVIDENCE;
   n = l->scored < window ? (int)l->scored : window;
+  if (!was && l->scored - l->spell_from < n)
+    n = (int)(l->scored - l->spell_from);
   for (int j = 0; j < n; j++) {
     double dj = l->diff[(l->scored - 1 - j) % PAT_AUTO_WINDOW];
     sum += dj;
@@ -1105,6 +1112,8 @@ static int decide_mode(learned *l, int window) {
     l->blind_mode = was ? !surely_ahead(d, k, noiseless) : !(sum < 0);
   if (l->blind_mode != was)
     l->mode_at = l->scored;
+  if (was && !l->blind_mode)
+    l->spell_from = l->scored - n;
   return l->blind_mode != was;
 }
 

@@ -289,6 +289,64 @@ static void realized_times_correct_the_estimates(void **state) {
   pat_auto_free(au);
 }
 
+/* Blind and quiet, the pace stretches and the window shrinks to one
+ * score; the scores that take auto back to the predictions are then its
+ * evidence.  With the pace back at every call the window is 8 again, and
+ * it must not judge the new spell by the old scores that made auto blind
+ * (a real node, 512 KiB: "paid again" at one call, "did not pay" at the
+ * next, with no new score between, dozens of times a run).  Every call is
+ * observed one call later if it exchanged, as modeled. */
+static void aware_spell_judged_on_its_own_scores(void **state) {
+  enum { P = 16, CALLS = 1000, CHANGE = 700 };
+  double late[P] = {0}, even[P] = {0};
+  pat_sched_params p = params(P, 8192, late); /* predicted: always late */
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8192};
+  pat_auto *au = NULL;
+  pat_reduce_alg ran[CALLS];
+  int every, stretch = 1, sw, exchanged[CALLS], aware_at = -1, flips = 0;
+  int blind_before = 0, stretched = 0;
+  long soon = -1, observed_since = 0;
+  (void)state;
+  setenv("PAT_REDUCE_ALGORITHM", "binomial,clairvoyant", 1);
+  pat_reduce_config_reload();
+  au = pat_auto_alloc(P);
+  late[P - 1] = 4 * pat_sched_round_cost(&p);
+  every = pat_exchange_interval(&p.model, 8192.0 * 8, P);
+  for (int k = 0; k < CALLS; k++) {
+    const double *actual = k - 1 < CHANGE ? even : late;
+    int x = k > 0 && exchanged[k - 1];
+    exchanged[k] = k % (every * stretch) == 0 || k == soon;
+    if (x && k >= 2) /* the exchange before's call: its realized time */
+      for (int j = k - 2; j >= 0; j--)
+        if (exchanged[j]) {
+          pat_auto_realized(au, j,
+                            realized(ran[j], &p, j < CHANGE ? even : late, 1));
+          break;
+        }
+    ran[k] = pat_auto_decide(au, &p, &props, k, exchanged[k], x ? actual : NULL,
+                             x ? k - 1 : -1, &sw);
+    observed_since += x;
+    if (sw && !pat_auto_blind(au)) {
+      aware_at = k;
+      observed_since = 0;
+    }
+    if (sw && pat_auto_blind(au) && aware_at >= 0 && observed_since == 0)
+      flips++; /* back to blind on no new score */
+    pat_auto_pace(au, &stretch, &soon);
+    blind_before |= k < CHANGE && pat_auto_blind(au);
+    stretched = stretch > stretched ? stretch : stretched;
+  }
+  print_message("aware spell: blind before the change %d, stretch up to %d, "
+                "aware again at call %d, %d flips back with no new score\n",
+                blind_before, stretched, aware_at, flips);
+  assert_true(blind_before);
+  assert_true(stretched * every >= 8); /* a window of one score */
+  assert_true(aware_at > CHANGE);
+  assert_int_equal(flips, 0);
+  assert_false(pat_auto_blind(au));
+  pat_auto_free(au);
+}
+
 /* A planning row runs on trial: one call, then the blind choice until
  * that call's realized time comes; if it never comes (no exchange), the
  * trial is repeated once the time is overdue, never on back-to-back
@@ -1062,6 +1120,8 @@ int main(void) {
                                 reset_env),
       cmocka_unit_test_teardown(flip_flop_engages_steady_releases, reset_env),
       cmocka_unit_test_teardown(planning_row_on_trial, reset_env),
+      cmocka_unit_test_teardown(aware_spell_judged_on_its_own_scores,
+                                reset_env),
       cmocka_unit_test_teardown(learned_per_message_size, reset_env),
       cmocka_unit_test_teardown(trial_on_exchanged_calls, reset_env),
       cmocka_unit_test_teardown(no_trial_beyond_the_ring, reset_env),
