@@ -90,7 +90,13 @@
  * turns, each losing its lead to the next); a planning row's ratio over
  * that factor multiplies its estimates, bounds and scores from then on:
  * a plan the network runs slower than modeled loses its lead after a few
- * calls, and the correction fades while the row does not run.
+ * calls, and the correction fades while the row does not run.  A row
+ * that the fade brought back and that ran slower again than its faded
+ * correction said (by 10%, or the machine's scatter) forgets half as
+ * fast from then on, down to a sixteenth; one that ran as it said, at the
+ * full rate again (a real node, 8 ranks on 2 cores, 512 KiB balanced:
+ * the plan ran 1.3-1.8x its corrected estimate and came back every 20-40
+ * scored calls; unit_auto slow_plan_comes_back_less_often).
  *
  * Measured rows.  The model ranks the rows for a machine like the one it
  * was fitted on; on another it can be wrong by several times (this
@@ -209,6 +215,14 @@ _Static_assert(PAT_AUTO_EVIDENCE >= 2 && PAT_AUTO_EVIDENCE <= PAT_AUTO_WINDOW,
  * again once the correction has faded (after tens of calls), so that a
  * change of arrival pattern can bring it back */
 #define PAT_AUTO_CORR_FADE (1.0 / 32)
+/* ... but a row whose correction faded and that then ran slower than the
+ * faded correction said, by more than PAT_AUTO_LOST or the machine's
+ * scatter, came back too early: it forgets half as fast from then on,
+ * each time, down to PAT_AUTO_CORR_FADE / 2^PAT_AUTO_FADE_HALVINGS; a
+ * row that came back and ran as its faded correction said forgets at the
+ * full rate again (see pat_auto_realized) */
+#define PAT_AUTO_LOST 0.1
+#define PAT_AUTO_FADE_HALVINGS 4
 
 /* What auto learns (scores, corrections, trust) is kept per class of
  * message size, a factor of 4 wide: what 8 B calls showed says nothing of
@@ -247,6 +261,9 @@ typedef struct learned {
   /* per row that plans with arrivals: its realized over estimated time,
    * over env (1 until a call measured it; 1 for the other rows) */
   double corr[PAT_REDUCE_ALG_COUNT];
+  /* per planning row: whether its correction faded since it last ran,
+   * and how often its fade was halved (PAT_AUTO_LOST) */
+  unsigned char faded[PAT_REDUCE_ALG_COUNT], halved[PAT_REDUCE_ALG_COUNT];
   /* settled by measuring: each measured row's median realized time (0:
    * not measured), the row they are taken relative to (-1: none), and
    * the call they were taken at, with the model the corrections were
@@ -1036,14 +1053,25 @@ void pat_auto_realized(pat_auto *s, long call, double seconds) {
     l->env = exp((1 - PAT_AUTO_CORR_WEIGHT) * log(l->env) +
                  PAT_AUTO_CORR_WEIGHT * log(r / l->corr[w->ran]));
   } else {
+    int a = (int)w->ran;
     r = fmin(fmax(r / l->env, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
+    if (l->faded[a]) { /* back after a fade: was it too early? */
+      int early = r > l->corr[a] * (1 + fmax(PAT_AUTO_LOST, l->scatter));
+      l->halved[a] = !early                                  ? 0
+                     : l->halved[a] < PAT_AUTO_FADE_HALVINGS ? l->halved[a] + 1
+                                                             : l->halved[a];
+      l->faded[a] = 0;
+    }
   }
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
-    if (pat_alg_table[a]->uses_arrivals)
-      l->corr[a] = a == (int)w->ran
-                       ? exp((1 - PAT_AUTO_CORR_WEIGHT) * log(l->corr[a]) +
-                             PAT_AUTO_CORR_WEIGHT * log(r))
-                       : exp((1 - PAT_AUTO_CORR_FADE) * log(l->corr[a]));
+    if (pat_alg_table[a]->uses_arrivals && a == (int)w->ran)
+      l->corr[a] = exp((1 - PAT_AUTO_CORR_WEIGHT) * log(l->corr[a]) +
+                       PAT_AUTO_CORR_WEIGHT * log(r));
+    else if (pat_alg_table[a]->uses_arrivals && l->corr[a] != 1) {
+      l->corr[a] =
+          exp((1 - ldexp(PAT_AUTO_CORR_FADE, -l->halved[a])) * log(l->corr[a]));
+      l->faded[a] = 1;
+    }
   /* the planning rows' weights changed: the aware choice is due again
    * (the blind one weighs no planning row) */
   s->have = 0;

@@ -289,6 +289,57 @@ static void realized_times_correct_the_estimates(void **state) {
   pat_auto_free(au);
 }
 
+/* A plan the machine runs slower than modeled (2x) loses its lead to its
+ * correction; the correction fades while it does not run, so it comes
+ * back, loses again, ... : each return that ran as slow as before halves
+ * the fade, so the returns grow rarer (a real node, 8 ranks on 2 cores,
+ * 512 KiB: the plan came back every 20-40 scored calls).  Once it runs as
+ * modeled (the machine changed), it returns and stays. */
+static void slow_plan_comes_back_less_often(void **state) {
+  enum { P = 16, CALLS = 6000, RETURNS = 8 };
+  double predicted[P];
+  pat_sched_params p = params(P, 8, predicted);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
+  double d = pat_sched_round_cost(&p), factor = 2;
+  pat_auto *au = pat_auto_alloc(P);
+  static pat_reduce_alg ran[CALLS];
+  long back[RETURNS];
+  int sw, nback = 0, fine_at = -1, ran_after = 0;
+  (void)state;
+  for (int r = 0; r < P; r++)
+    predicted[r] = r == P - 1 ? 4 * d : 0;
+  for (int k = 0; k < CALLS; k++) {
+    if (k >= 2) /* call k - 2's realized time, as in the test above */
+      pat_auto_realized(
+          au, k - 2,
+          realized(ran[k - 2], &p, predicted,
+                   ran[k - 2] == PAT_REDUCE_ALG_CLAIRVOYANT ? factor : 1));
+    ran[k] = pat_auto_decide(au, &p, &props, k, 1, k > 0 ? predicted : NULL,
+                             k - 1, &sw);
+    if (k >= 2 && ran[k] == PAT_REDUCE_ALG_CLAIRVOYANT &&
+        ran[k - 1] != PAT_REDUCE_ALG_CLAIRVOYANT &&
+        ran[k - 2] != PAT_REDUCE_ALG_CLAIRVOYANT && fine_at < 0)
+      back[nback++] = k;
+    if (nback == RETURNS - 1 && fine_at < 0) {
+      factor = 1; /* from now on as modeled */
+      fine_at = k;
+    }
+    ran_after += fine_at >= 0 && k >= CALLS - 100 &&
+                 ran[k] == PAT_REDUCE_ALG_CLAIRVOYANT;
+  }
+  print_message("slow plan back at calls");
+  for (int i = 0; i < nback; i++)
+    print_message(" %ld", back[i]);
+  print_message("; as modeled from call %d, it ran %d of the last 100\n",
+                fine_at, ran_after);
+  assert_int_equal(nback, RETURNS - 1);
+  /* the gaps grow: with one fade rate they would stay alike */
+  assert_true(back[2] - back[1] > 3 * (back[1] - back[0]) / 2);
+  assert_true(back[RETURNS - 2] - back[RETURNS - 3] > 3 * (back[1] - back[0]));
+  assert_true(ran_after >= 95);
+  pat_auto_free(au);
+}
+
 /* Blind and quiet, the pace stretches and the window shrinks to one
  * score; the scores that take auto back to the predictions are then its
  * evidence.  With the pace back at every call the window is 8 again, and
@@ -1120,6 +1171,7 @@ int main(void) {
                                 reset_env),
       cmocka_unit_test_teardown(flip_flop_engages_steady_releases, reset_env),
       cmocka_unit_test_teardown(planning_row_on_trial, reset_env),
+      cmocka_unit_test_teardown(slow_plan_comes_back_less_often, reset_env),
       cmocka_unit_test_teardown(aware_spell_judged_on_its_own_scores,
                                 reset_env),
       cmocka_unit_test_teardown(learned_per_message_size, reset_env),
