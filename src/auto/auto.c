@@ -91,12 +91,14 @@
  * that factor multiplies its estimates, bounds and scores from then on:
  * a plan the network runs slower than modeled loses its lead after a few
  * calls, and the correction fades while the row does not run.  A row
- * that the fade brought back and that ran slower again than its faded
- * correction said (by 10%, or the machine's scatter) forgets half as
- * fast from then on, down to a sixteenth; one that ran as it said, at the
- * full rate again (a real node, 8 ranks on 2 cores, 512 KiB balanced:
- * the plan ran 1.3-1.8x its corrected estimate and came back every 20-40
- * scored calls; unit_auto slow_plan_comes_back_less_often).
+ * that the fade brought back (away for longer than a trial waits) and
+ * that ran slower again than its faded correction said (by 10%, or the
+ * machine's scatter) forgets half as fast from then on, down to a
+ * sixteenth; one that ran as it said, at the full rate again, and so do
+ * all once the machine changed (PHASE_DRIFTED) (a real node, 8 ranks on
+ * 2 cores, 512 KiB balanced: the plan ran 1.3-1.8x its corrected estimate
+ * and came back every 20-40 scored calls; unit_auto
+ * slow_plan_comes_back_less_often).
  *
  * Measured rows.  The model ranks the rows for a machine like the one it
  * was fitted on; on another it can be wrong by several times (this
@@ -162,6 +164,7 @@
  * estimates are formulas (native.c, localredirect.c) that never beat
  * binomial's, so they win only from a list without it.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,8 +264,8 @@ typedef struct learned {
   /* per row that plans with arrivals: its realized over estimated time,
    * over env (1 until a call measured it; 1 for the other rows) */
   double corr[PAT_REDUCE_ALG_COUNT];
-  /* per planning row: whether its correction faded since it last ran,
-   * and how often its fade was halved (PAT_AUTO_LOST) */
+  /* per planning row: the fade steps since its last realized time (up to
+   * UCHAR_MAX), and how often its fade was halved (PAT_AUTO_LOST) */
   unsigned char faded[PAT_REDUCE_ALG_COUNT], halved[PAT_REDUCE_ALG_COUNT];
   /* settled by measuring: each measured row's median realized time (0:
    * not measured), the row they are taken relative to (-1: none), and
@@ -1016,8 +1019,11 @@ static void drifted(learned *l, int a, double r, int quiet) {
   else if (!(r > PAT_AUTO_DRIFT * l->settled_ratio ||
              r * PAT_AUTO_DRIFT < l->settled_ratio))
     l->drifting = 0;
-  else if (++l->drifting >= PAT_AUTO_SAMPLES)
+  else if (++l->drifting >= PAT_AUTO_SAMPLES) {
     l->phase = PHASE_DRIFTED;
+    /* another machine: the plans' fades start again at the full rate */
+    memset(l->halved, 0, sizeof l->halved);
+  }
 }
 
 void pat_auto_realized(pat_auto *s, long call, double seconds) {
@@ -1055,13 +1061,16 @@ void pat_auto_realized(pat_auto *s, long call, double seconds) {
   } else {
     int a = (int)w->ran;
     r = fmin(fmax(r / l->env, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
-    if (l->faded[a]) { /* back after a fade: was it too early? */
-      int early = r > l->corr[a] * (1 + fmax(PAT_AUTO_LOST, l->scatter));
+    /* back after a fade (away longer than a trial waits for its realized
+     * time): did it come back too early? */
+    if (l->faded[a] > pending_slots(s)) {
+      int early =
+          raw / l->env > l->corr[a] * (1 + fmax(PAT_AUTO_LOST, l->scatter));
       l->halved[a] = !early                                  ? 0
                      : l->halved[a] < PAT_AUTO_FADE_HALVINGS ? l->halved[a] + 1
                                                              : l->halved[a];
-      l->faded[a] = 0;
     }
+    l->faded[a] = 0;
   }
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
     if (pat_alg_table[a]->uses_arrivals && a == (int)w->ran)
@@ -1070,7 +1079,7 @@ void pat_auto_realized(pat_auto *s, long call, double seconds) {
     else if (pat_alg_table[a]->uses_arrivals && l->corr[a] != 1) {
       l->corr[a] =
           exp((1 - ldexp(PAT_AUTO_CORR_FADE, -l->halved[a])) * log(l->corr[a]));
-      l->faded[a] = 1;
+      l->faded[a] += l->faded[a] < UCHAR_MAX;
     }
   /* the planning rows' weights changed: the aware choice is due again
    * (the blind one weighs no planning row) */

@@ -333,6 +333,9 @@ static void slow_plan_comes_back_less_often(void **state) {
   print_message("; as modeled from call %d, it ran %d of the last 100\n",
                 fine_at, ran_after);
   assert_int_equal(nback, RETURNS - 1);
+  /* the first return at the full fade rate (about call 15): no return had
+   * been too early before it */
+  assert_true(back[0] < 18);
   /* the gaps grow: with one fade rate they would stay alike */
   assert_true(back[2] - back[1] > 3 * (back[1] - back[0]) / 2);
   assert_true(back[RETURNS - 2] - back[RETURNS - 3] > 3 * (back[1] - back[0]));
