@@ -18,7 +18,7 @@
  * min(2^j, P - 2^j) records it holds (its own and those of ranks r + 1,
  * r + 2, ... mod P) to rank r - 2^j and receives as many from r + 2^j.
  * Per rank and exchange that is ceil(log2 P) messages and (P - 1) records
- * of 24 B in all: O(log P) messages and O(P) bytes, where an
+ * of 32 B in all: O(log P) messages and O(P) bytes, where an
  * MPI_Iallgather may send P messages per rank (SMPI's does: 1 s of
  * simulation per call at P = 128, 60 s at P = 256).  Every receive is
  * posted when the exchange starts; round j's send goes out once rounds
