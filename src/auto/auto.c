@@ -92,8 +92,8 @@
  * a plan the network runs slower than modeled loses its lead after a few
  * calls, and the correction fades while the row does not run.  A row
  * that the fade brought back (away for longer than a trial waits) and
- * that ran slower again than its faded correction said (by 10%, or the
- * machine's scatter) forgets half as fast from then on, down to a
+ * that ran slower again than its faded correction said (by 10% or the
+ * machine's scatter, the larger) forgets half as fast from then on, down to a
  * sixteenth; one that ran as it said, at the full rate again, and so do
  * all once the machine changed (PHASE_DRIFTED) (a real node, 8 ranks on
  * 2 cores, 512 KiB balanced: the plan ran 1.3-1.8x its corrected estimate
@@ -220,10 +220,10 @@ _Static_assert(PAT_AUTO_EVIDENCE >= 2 && PAT_AUTO_EVIDENCE <= PAT_AUTO_WINDOW,
 #define PAT_AUTO_CORR_FADE (1.0 / 32)
 /* ... but a row whose correction faded and that then ran slower than the
  * faded correction said, by more than PAT_AUTO_LOST or the machine's
- * scatter, came back too early: it forgets half as fast from then on,
- * each time, down to PAT_AUTO_CORR_FADE / 2^PAT_AUTO_FADE_HALVINGS; a
- * row that came back and ran as its faded correction said forgets at the
- * full rate again (see pat_auto_realized) */
+ * scatter (the larger), came back too early: it forgets half as fast from then
+ * on, each time, down to PAT_AUTO_CORR_FADE / 2^PAT_AUTO_FADE_HALVINGS; a row
+ * that came back and ran as its faded correction said forgets at the full rate
+ * again (see pat_auto_realized) */
 #define PAT_AUTO_LOST 0.1
 #define PAT_AUTO_FADE_HALVINGS 4
 
