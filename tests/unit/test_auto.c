@@ -289,60 +289,6 @@ static void realized_times_correct_the_estimates(void **state) {
   pat_auto_free(au);
 }
 
-/* A plan the machine runs slower than modeled (2x) loses its lead to its
- * correction; the correction fades while it does not run, so it comes
- * back, loses again, ... : each return that ran as slow as before halves
- * the fade, so the returns grow rarer (a real node, 8 ranks on 2 cores,
- * 512 KiB: the plan came back every 20-40 scored calls).  Once it runs as
- * modeled (the machine changed), it returns and stays. */
-static void slow_plan_comes_back_less_often(void **state) {
-  enum { P = 16, CALLS = 6000, RETURNS = 8 };
-  double predicted[P];
-  pat_sched_params p = params(P, 8, predicted);
-  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
-  double d = pat_sched_round_cost(&p), factor = 2;
-  pat_auto *au = pat_auto_alloc(P);
-  static pat_reduce_alg ran[CALLS];
-  long back[RETURNS];
-  int sw, nback = 0, fine_at = -1, ran_after = 0;
-  (void)state;
-  for (int r = 0; r < P; r++)
-    predicted[r] = r == P - 1 ? 4 * d : 0;
-  for (int k = 0; k < CALLS; k++) {
-    if (k >= 2) /* call k - 2's realized time, as in the test above */
-      pat_auto_realized(
-          au, k - 2,
-          realized(ran[k - 2], &p, predicted,
-                   ran[k - 2] == PAT_REDUCE_ALG_CLAIRVOYANT ? factor : 1));
-    ran[k] = pat_auto_decide(au, &p, &props, k, 1, k > 0 ? predicted : NULL,
-                             k - 1, &sw);
-    if (k >= 2 && ran[k] == PAT_REDUCE_ALG_CLAIRVOYANT &&
-        ran[k - 1] != PAT_REDUCE_ALG_CLAIRVOYANT &&
-        ran[k - 2] != PAT_REDUCE_ALG_CLAIRVOYANT && fine_at < 0)
-      back[nback++] = k;
-    if (nback == RETURNS - 1 && fine_at < 0) {
-      factor = 1; /* from now on as modeled */
-      fine_at = k;
-    }
-    ran_after += fine_at >= 0 && k >= CALLS - 100 &&
-                 ran[k] == PAT_REDUCE_ALG_CLAIRVOYANT;
-  }
-  print_message("slow plan back at calls");
-  for (int i = 0; i < nback; i++)
-    print_message(" %ld", back[i]);
-  print_message("; as modeled from call %d, it ran %d of the last 100\n",
-                fine_at, ran_after);
-  assert_int_equal(nback, RETURNS - 1);
-  /* the first return at the full fade rate (about call 15): no return had
-   * been too early before it */
-  assert_true(back[0] < 18);
-  /* the gaps grow: with one fade rate they would stay alike */
-  assert_true(back[2] - back[1] > 3 * (back[1] - back[0]) / 2);
-  assert_true(back[RETURNS - 2] - back[RETURNS - 3] > 3 * (back[1] - back[0]));
-  assert_true(ran_after >= 95);
-  pat_auto_free(au);
-}
-
 /* Blind and quiet, the pace stretches and the window shrinks to one
  * score; the scores that take auto back to the predictions are then its
  * evidence.  With the pace back at every call the window is 8 again, and
@@ -604,23 +550,74 @@ static void realized_times_after_a_long_interval(void **state) {
 }
 
 /* Drives auto over calls from..to-1 as the PAT layer would (every call
- * exchanged, arrivals zeros, a call's realized time two calls later),
- * each row taking factor[row] times its estimate (factor NULL: 1). */
+ * exchanged, arrivals arr both predicted (p->arrivals is arr) and real, a
+ * call's realized time two calls later), each row taking factor[row]
+ * times its estimate (factor NULL: 1). */
 static void drive(pat_auto *au, pat_sched_params *p,
-                  const pat_call_props *props, double *zeros, int from, int to,
+                  const pat_call_props *props, double *arr, int from, int to,
                   const double *factor, pat_reduce_alg *ran) {
   int sw;
   for (int k = from; k < to; k++) {
     if (k >= 2) {
       pat_reduce_alg r = ran[k - 2];
       double t = pat_alg_table[r]->uses_arrivals
-                     ? pat_clairvoyant_estimate(p, zeros)
+                     ? pat_clairvoyant_estimate(p, arr)
                      : pat_alg_table[r]->estimate(p);
       pat_auto_realized(au, k - 2, (factor != NULL ? factor[r] : 1) * t);
     }
     ran[k] =
-        pat_auto_decide(au, p, props, k, 1, k > 0 ? zeros : NULL, k - 1, &sw);
+        pat_auto_decide(au, p, props, k, 1, k > 0 ? arr : NULL, k - 1, &sw);
   }
+}
+
+/* A plan the machine runs slower than modeled (2x) loses its lead to its
+ * correction; the correction fades while it does not run, so it comes
+ * back, loses again, ... : each return that ran as slow as before halves
+ * the fade, so the returns grow rarer (a real node, 8 ranks on 2 cores,
+ * 512 KiB: the plan came back every 20-40 scored calls).  Once it runs as
+ * modeled (the machine changed), it returns and stays. */
+static void slow_plan_comes_back_less_often(void **state) {
+  enum { P = 16, CALLS = 6000, RETURNS = 8 };
+  double predicted[P];
+  pat_sched_params p = params(P, 8, predicted);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
+  double d = pat_sched_round_cost(&p), factor[PAT_REDUCE_ALG_COUNT];
+  pat_auto *au = pat_auto_alloc(P);
+  static pat_reduce_alg ran[CALLS];
+  long back[RETURNS];
+  int nback = 0, fine_at = -1, ran_after = 0;
+  (void)state;
+  for (int r = 0; r < P; r++)
+    predicted[r] = r == P - 1 ? 4 * d : 0;
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    factor[a] = a == PAT_REDUCE_ALG_CLAIRVOYANT ? 2 : 1;
+  for (int k = 0; k < CALLS; k++) {
+    drive(au, &p, &props, predicted, k, k + 1, factor, ran);
+    if (k >= 2 && ran[k] == PAT_REDUCE_ALG_CLAIRVOYANT &&
+        ran[k - 1] != PAT_REDUCE_ALG_CLAIRVOYANT &&
+        ran[k - 2] != PAT_REDUCE_ALG_CLAIRVOYANT && fine_at < 0)
+      back[nback++] = k;
+    if (nback == RETURNS - 1 && fine_at < 0) {
+      factor[PAT_REDUCE_ALG_CLAIRVOYANT] = 1; /* from now on as modeled */
+      fine_at = k;
+    }
+    ran_after += fine_at >= 0 && k >= CALLS - 100 &&
+                 ran[k] == PAT_REDUCE_ALG_CLAIRVOYANT;
+  }
+  print_message("slow plan back at calls");
+  for (int i = 0; i < nback; i++)
+    print_message(" %ld", back[i]);
+  print_message("; as modeled from call %d, it ran %d of the last 100\n",
+                fine_at, ran_after);
+  assert_int_equal(nback, RETURNS - 1);
+  /* the first return at the full fade rate (about call 15): no return had
+   * been too early before it */
+  assert_true(back[0] < 18);
+  /* the gaps grow: with one fade rate they would stay alike */
+  assert_true(back[2] - back[1] > 3 * (back[1] - back[0]) / 2);
+  assert_true(back[RETURNS - 2] - back[RETURNS - 3] > 3 * (back[1] - back[0]));
+  assert_true(ran_after >= 95);
+  pat_auto_free(au);
 }
 
 /* The measuring tests weigh the rows that do not plan (clairvoyant's own
