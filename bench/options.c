@@ -18,11 +18,11 @@ const pb_type_row pb_types[] = {{"double", MPI_DOUBLE, sizeof(double)},
                                 {"int", MPI_INT, sizeof(int)},
                                 {"long", MPI_LONG, sizeof(long)},
                                 {NULL, MPI_DATATYPE_NULL, 0}};
-const pb_op_row pb_ops[] = {{"sum", MPI_SUM, 0},
-                            {"sum-charged", MPI_SUM, 1},
-                            {"max", MPI_MAX, 0},
-                            {"min", MPI_MIN, 0},
-                            {NULL, MPI_OP_NULL, 0}};
+const pb_op_row pb_ops[] = {
+    {"sum", MPI_SUM, 0, 0},         {"sum-charged", MPI_SUM, 1, 0},
+    {"sum-ordered", MPI_SUM, 1, 1}, {"max", MPI_MAX, 0, 0},
+    {"min", MPI_MIN, 0, 0},         {NULL, MPI_OP_NULL, 0, 0},
+};
 
 static const char *const oracle_name = "oracle";
 
@@ -56,36 +56,41 @@ static void usage(FILE *out) {
   if (out == NULL)
     return;
   alg_names(algs, sizeof algs);
-  fprintf(out,
-          "usage: mpiexec -n P patbench [options]\n"
-          "Times reductions under injected arrival imbalance: per repetition "
-          "every rank\nsleeps its delay, stamps its arrival, reduces, stamps "
-          "its exit; time-to-solution\nis max(exit) - min(arrival).  "
-          "Algorithms are interleaved per repetition.\n\n"
-          "  -a, --algorithms LIST   comma-separated (default all): %s\n"
-          "      --reference NAME    algorithm the ratios refer to (default "
-          "binomial)\n"
-          "  -s, --sizes LIST        message sizes in bytes, K/M/G suffixes "
-          "(default 512K)\n"
-          "  -t, --datatype NAME     double, float, int, long (default "
-          "double)\n"
-          "  -o, --op NAME           sum, sum-charged, max, min (default "
-          "sum); sum-charged:\n"
-          "                          native gets a user-defined sum that "
-          "charges gamma\n"
-          "                          per byte in SMPI like the library's "
-          "combine\n"
-          "  -r, --root N            root rank, 'last', or 'rotate' (call i of a\n"
-          "                          burst at rank i mod P, as IMB does; default 0)\n"
-          "  -n, --reps N            timed repetitions, >= 2; the first is "
-          "dropped (default 30)\n"
-          "  -w, --warmup N          untimed calls per algorithm first "
-          "(default 5)\n"
-          "      --seed N            seed of the random patterns (default "
-          "1)\n"
-          "  -p, --pattern SPEC      arrival pattern, repeatable (default "
-          "single):\n",
-          algs);
+  fprintf(
+      out,
+      "usage: mpiexec -n P patbench [options]\n"
+      "Times reductions under injected arrival imbalance: per repetition "
+      "every rank\nsleeps its delay, stamps its arrival, reduces, stamps "
+      "its exit; time-to-solution\nis max(exit) - min(arrival).  "
+      "Algorithms are interleaved per repetition.\n\n"
+      "  -a, --algorithms LIST   comma-separated (default all): %s\n"
+      "      --reference NAME    algorithm the ratios refer to (default "
+      "binomial)\n"
+      "  -s, --sizes LIST        message sizes in bytes, K/M/G suffixes "
+      "(default 512K)\n"
+      "  -t, --datatype NAME     double, float, int, long (default "
+      "double)\n"
+      "  -o, --op NAME           sum, sum-charged, sum-ordered, max, min "
+      "(default sum);\n"
+      "                          sum-charged: native gets a user-defined "
+      "sum that\n"
+      "                          charges gamma per byte in SMPI like the "
+      "library's\n"
+      "                          combine; sum-ordered: the same, declared "
+      "non-commutative\n"
+      "                          for every row (their rank-order paths)\n"
+      "  -r, --root N            root rank, 'last', or 'rotate' (call i of a\n"
+      "                          burst at rank i mod P, as IMB does; default "
+      "0)\n"
+      "  -n, --reps N            timed repetitions, >= 2; the first is "
+      "dropped (default 30)\n"
+      "  -w, --warmup N          untimed calls per algorithm first "
+      "(default 5)\n"
+      "      --seed N            seed of the random patterns (default "
+      "1)\n"
+      "  -p, --pattern SPEC      arrival pattern, repeatable (default "
+      "single):\n",
+      algs);
   pb_pattern_usage(out);
   fprintf(out,
           "  -i, --imbalance LIST    late ranks' delay for single, odd, "

@@ -40,7 +40,10 @@
  * user-defined commutative sum that combines with pat_reduce_local, which
  * in the SMPI build charges gamma per byte as every combine of the
  * library does; SMPI's built-in reduces otherwise combine for free.  The
- * library's own rows keep MPI_SUM: they charge already.
+ * library's own rows keep MPI_SUM: they charge already.  --op sum-ordered:
+ * the same, but both ops are declared non-commutative (the library's rows
+ * get a plain sum through MPI_Reduce_local: their combine charges), so
+ * every row keeps rank order.
  */
 #include <errno.h>
 #include <math.h>
@@ -180,6 +183,13 @@ static int call(bench *b, int alg, const double *arrivals) {
  * outside it). */
 static void charged_sum(void *in, void *inout, int *len, MPI_Datatype *type) {
   if (pat_reduce_local(in, inout, *len, *type, MPI_SUM) != MPI_SUCCESS)
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* --op sum-ordered: MPI's own sum, as a user-defined op the library's rows
+ * must treat as non-commutative. */
+static void plain_sum(void *in, void *inout, int *len, MPI_Datatype *type) {
+  if (PMPI_Reduce_local(in, inout, *len, *type, MPI_SUM) != MPI_SUCCESS)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
@@ -802,9 +812,15 @@ int main(int argc, char **argv) {
 #endif
   b.type = pb_types[opt.type].type;
   b.op = pb_ops[opt.op].op;
+  if (pb_ops[opt.op].ordered &&
+      MPI_Op_create(plain_sum, 0, &b.op) != MPI_SUCCESS) {
+    status = 1;
+    goto out;
+  }
   b.native_op = b.op;
   if (pb_ops[opt.op].charged &&
-      MPI_Op_create(charged_sum, 1, &b.native_op) != MPI_SUCCESS) {
+      MPI_Op_create(charged_sum, !pb_ops[opt.op].ordered, &b.native_op) !=
+          MPI_SUCCESS) {
     status = 1;
     goto out;
   }
@@ -879,6 +895,8 @@ out:
   free(b.expect);
   if (b.native_op != b.op)
     MPI_Op_free(&b.native_op);
+  if (b.op != (MPI_Op)0 && b.op != pb_ops[opt.op].op) /* sum-ordered's */
+    MPI_Op_free(&b.op);
   pb_options_clear(&opt);
   MPI_Finalize();
   return status;

@@ -163,13 +163,16 @@ typedef struct pb_type_row {
 } pb_type_row;
 /* `op` is the MPI op every algorithm of the table uses.  `charged`: the
  * MPI library's own reduce (the `native` row, and only it) gets a
- * user-defined commutative op instead that combines with
- * pat_reduce_local(op), so that it pays the same gamma per byte in SMPI
- * as the library's algorithms (sum-charged). */
+ * user-defined op instead that combines with pat_reduce_local(op), so
+ * that it pays the same gamma per byte in SMPI as the library's
+ * algorithms (sum-charged).  `ordered`: every row gets op through a
+ * user-defined op declared non-commutative, so that every algorithm
+ * takes its rank-order path (sum-ordered: still a sum, so the results
+ * are checked as any sum's). */
 typedef struct pb_op_row {
   const char *name;
   MPI_Op op;
-  int charged;
+  int charged, ordered;
 } pb_op_row;
 extern const pb_type_row pb_types[]; /* ends with a NULL name */
 extern const pb_op_row pb_ops[];     /* ends with a NULL name */

@@ -324,10 +324,16 @@ static void options_charged_op_and_shared_buffers(void **state) {
   assert_true(pb_ops[o.op].charged);
   assert_true(o.shared_above == 0);
   pb_options_clear(&o);
-  /* only sum has a charged variant */
+  /* sum-ordered: the same sum, declared non-commutative for every row */
+  assert_int_equal(parse(&o, "--op sum-ordered"), 0);
+  assert_string_equal(pb_ops[o.op].name, "sum-ordered");
+  assert_true(pb_ops[o.op].charged && pb_ops[o.op].ordered);
+  pb_options_clear(&o);
+  /* only sum has a charged or an ordered variant */
   for (int i = 0; pb_ops[i].name != NULL; i++)
-    assert_true(!pb_ops[i].charged || pb_ops[i].op == MPI_SUM);
-  bad("--op sum-free", "valid: sum, sum-charged, max, min");
+    assert_true((!pb_ops[i].charged && !pb_ops[i].ordered) ||
+                pb_ops[i].op == MPI_SUM);
+  bad("--op sum-free", "valid: sum, sum-charged, sum-ordered, max, min");
   bad("--shared-above big", "--shared-above: 'big' is not a size in bytes");
   bad("--shared-above", "needs a value");
 }
@@ -411,9 +417,9 @@ static void figures_show_the_ci(void **state) {
   close(fd);
   assert_non_null(plot);
   /* balanced: the x = 0 point of a pattern measured at 1 and 2 ms only */
-  assert_int_equal(pb_plot_add(plot, 8, "none", 0, "binomial", 0.5e-3,
-                               0.4e-3, 0.6e-3, 1, 0),
-                   0);
+  assert_int_equal(
+      pb_plot_add(plot, 8, "none", 0, "binomial", 0.5e-3, 0.4e-3, 0.6e-3, 1, 0),
+      0);
   for (int i = 1; i <= 2; i++)
     assert_int_equal(pb_plot_add(plot, 8, "odd", i * 1e-3, "binomial", 2e-3,
                                  1.5e-3, 2.5e-3, 1, 0),
@@ -423,8 +429,8 @@ static void figures_show_the_ci(void **state) {
                                  1e-3 + i * 1e-3, 0.9e-3 + i * 1e-3,
                                  1.2e-3 + i * 1e-3, 1, 0),
                      0);
-    assert_int_equal(pb_plot_add(plot, 8, "single", i * 1e-3, "oracle",
-                                 1e-3, 0.8e-3, 1.1e-3, 1 + i, 0),
+    assert_int_equal(pb_plot_add(plot, 8, "single", i * 1e-3, "oracle", 1e-3,
+                                 0.8e-3, 1.1e-3, 1 + i, 0),
                      0);
   }
   pb_plot_write(plot, prefix, 4, msg, sizeof msg);
@@ -447,9 +453,10 @@ static void figures_show_the_ci(void **state) {
   for (int k = 0; k < 6; k++) { /* the figures, if gnuplot drew them */
     char fig[96];
     for (int g = 0; g < 2; g++) {
-      snprintf(fig, sizeof fig, "%s-8B-%s-%s.%s", prefix,
-               g ? "odd" : "single",
-               k / 2 == 0 ? "runtime" : k / 2 == 1 ? "speedup" : "absorption",
+      snprintf(fig, sizeof fig, "%s-8B-%s-%s.%s", prefix, g ? "odd" : "single",
+               k / 2 == 0   ? "runtime"
+               : k / 2 == 1 ? "speedup"
+                            : "absorption",
                k % 2 ? "svg" : "png");
       remove(fig);
     }
