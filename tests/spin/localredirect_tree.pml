@@ -47,6 +47,22 @@
  * every call, nothing left over (every channel empty at the end).  (N = 3
  * has no rank with a child but the root.)
  *
+ * In order (-DINORDER=1: non-commutative ops).  The same messages, ranks
+ * and routes; what changes is what may merge.  A rank's partial is one
+ * interval of ranks, [v, e): it takes its children's PARTs in order, the
+ * next one only when it starts at e, and stops (closes) at the first child
+ * it gives up or whose PART is itself cut short (that child gave up one of
+ * its own: it forwards); every later child is then given up too, whether
+ * its PART has come or not (the C code holds one that came; here it waits
+ * in its channel, which MPI's buffering is).  So a PART is the interval
+ * [v, e), and a forwarder's FWD what it gathered of the rest of its
+ * subtree: runs of ranks (a child's PART may be cut short by a forwarder
+ * further down whose parent forwards nothing and which sends the gap to
+ * the root), which the C code keeps as runs, merging neighbours as they
+ * come; the root assembles its runs the same way.  Checked besides the
+ * above: every PART is one interval from its sender on, and what a rank
+ * forwards lies in its subtree outside its PART.
+ *
  * Build: spin -a -DN=4 localredirect_tree.pml && cc -O2 -o pan pan.c && ./pan
  */
 #ifndef N
@@ -54,6 +70,9 @@
 #endif
 #ifndef CALLS
 #define CALLS 2
+#endif
+#ifndef INORDER
+#define INORDER 0
 #endif
 #define ALL ((1 << N) - 1)
 
@@ -64,7 +83,10 @@
  * MUTANT 4: a parent that forwards nothing tells its children to forward
  *           to it;
  * MUTANT 5: the root takes every forwarder for a top one (N >= 8: the
- *           first tree with a forwarder's parent a forwarder but the root). */
+ *           first tree with a forwarder's parent a forwarder but the root);
+ * MUTANT 6 (INORDER): a rank takes any child's PART, not only the next;
+ * MUTANT 7 (INORDER): a rank that gave up a child goes on merging the
+ *           later ones. */
 #ifndef MUTANT
 #define MUTANT 0
 #endif
@@ -87,6 +109,51 @@ inline lowbit(x, out) {
   od
 }
 
+/* x is one interval of ranks, [lo, lo + n) */
+inline interval(x, low) {
+  lowbit(x, low);
+  assert(((x / low) & (x / low + 1)) == 0)
+}
+
+#if INORDER
+/* a rank takes child c's PART if it starts where its partial ends (the
+ * partial stays [v, e)), or gives it up; a PART cut short (c, or a
+ * forwarder below it, forwards the rest of c's subtree) or a child given
+ * up closes the partial: the later children are given up too (the loop in
+ * rank).  The
+ * root takes every PART as it comes (it assembles pieces) and gives none
+ * up. */
+#define GATHER(c) \
+  :: atomic { c < N && (pending & (1 << c)) != 0 && len(part[c]) > 0 && \
+              (v == 0 || (!closed && (c == e || MUTANT == 6 || \
+                                      (MUTANT == 7 && given != 0)))) -> \
+     part[c]?k, m, l; \
+     assert(k == call); \
+     assert((acc & m) == 0); \
+     interval(m, low); \
+     assert(low == (1 << c)); \
+     acc = acc | m; list = list | l; pending = pending & ~(1 << c); \
+     e = c; \
+     do \
+     :: e < N && (m & (1 << e)) != 0 -> e++ \
+     :: else -> break \
+     od; \
+     if \
+     :: (l & kidsof[c]) != 0 -> fk = fk | (1 << c) \
+     :: else -> skip \
+     fi; \
+     /* cut short (c, or a forwarder below it, forwards the rest) */ \
+     lowbit(c, low); \
+     closed = v != 0 && m != (((1 << (c + low)) - (1 << c)) & ALL) } \
+  :: atomic { c < N && (pending & (1 << c)) != 0 && !closed && c == e && \
+              (v != 0 || MUTANT == 3) -> \
+     given = given | (1 << c); pending = pending & ~(1 << c); \
+     closed = (MUTANT != 7); \
+     if \
+     :: MUTANT != 2 -> list = list | (1 << c) \
+     :: else -> skip \
+     fi }
+#else
 /* a rank merges child c's PART, or gives it up */
 #define GATHER(c) \
   :: atomic { c < N && (pending & (1 << c)) != 0 && len(part[c]) > 0 -> \
@@ -104,6 +171,7 @@ inline lowbit(x, out) {
      :: MUTANT != 2 -> list = list | (1 << c) \
      :: else -> skip \
      fi }
+#endif
 
 /* a forwarder takes what it owes the next hop: a given-up child's PART
  * (a child that forwards too is told to forward to us), or a FWD */
@@ -112,6 +180,10 @@ inline lowbit(x, out) {
      part[c]?k, m, l; \
      assert(k == call); \
      assert((facc & m) == 0); \
+     if \
+     :: INORDER -> interval(m, low) \
+     :: else -> skip \
+     fi; \
      if \
      :: MUTANT != 1 -> facc = facc | m \
      :: else -> skip \
@@ -176,12 +248,16 @@ inline absorb(lst, from) {
 
 proctype rank(byte v) {
   byte call = 0, acc, list, pending, given, fk, facc, flist, owep, owef;
-  byte k, m, l, c, r, x, t, fwd, tops, got;
+  byte k, m, l, c, r, x, t, fwd, tops, got, e, closed, low;
   do
   :: call < CALLS ->
-     d_step { acc = 1 << v; list = 0; pending = kidsof[v]; given = 0; fk = 0 };
+     d_step { acc = 1 << v; list = 0; pending = kidsof[v]; given = 0; fk = 0;
+              e = v + 1; closed = 0 };
      do
      :: pending == 0 -> break
+     :: atomic { INORDER && v != 0 && closed && pending != 0 ->
+        /* the later children: given up, listed */
+        given = given | pending; list = list | pending; pending = 0 }
      GATHER(1)
      GATHER(2)
      GATHER(3)
@@ -194,6 +270,10 @@ proctype rank(byte v) {
      :: v != 0 ->
         /* our PART, then tell the children that forward where to */
         atomic {
+          if
+          :: INORDER -> interval(acc, low); assert(low == (1 << v))
+          :: else -> skip
+          fi;
           part[v]!call, acc, list;
           c = 1;
           do
@@ -216,6 +296,13 @@ proctype rank(byte v) {
            LATE(6)
            LATE(7)
            od;
+           /* what we forward: in our subtree, none of it in our PART
+            * (not all the rest: a child's PART cut short by a forwarder
+            * below it whose parent forwards nothing leaves a gap that
+            * forwarder fills at the root) */
+           lowbit(v, low);
+           assert((facc & acc) == 0);
+           assert((facc & ~(((1 << (v + low)) - (1 << v)) & ALL)) == 0);
            if
            :: par[v] == 0 -> fwdr[v]!call, facc, flist
            :: else ->
