@@ -70,12 +70,15 @@
  * deadlock, every contribution exactly once, in order, no message left
  * over) is model-checked with SPIN: tests/spin/localredirect.pml.
  *
- * Commutative calls.  Up to PAT_REDUCE_LR_TREE bytes (default auto:
- * contiguous datatypes up to 32 alpha / beta, 173 KiB for CURIE, while
- * the root's 2 ceil(log2 P) + 1 messages fit in 64 MiB, others up to
- * alpha / beta, 5.4 KiB; takes_tree says why) they run the tree protocol
- * (tree.c: binomial's tree, a late child given up and its data forwarded,
- * combined among the ranks that forward, one message per merge). Any other call
+ * The tree protocol.  Commutative calls up to PAT_REDUCE_LR_TREE bytes
+ * (default auto: contiguous datatypes up to 32 alpha / beta, 173 KiB for
+ * CURIE, while the root's 2 ceil(log2 P) + 1 messages fit in 64 MiB,
+ * others up to alpha / beta, 5.4 KiB; takes_tree says why), and
+ * non-commutative calls on contiguous datatypes up to PAT_REDUCE_LR_TREE
+ * bytes (auto: alpha / beta) run the tree protocol (tree.c: binomial's
+ * tree, a late child given up and its data forwarded, combined among the
+ * ranks that forward, one message per merge; in rank order for the
+ * non-commutative ones). Any other call
  * of up to PAT_REDUCE_LR_EAGER bytes (default 0: never) runs the line's
  * small-message protocol (eager.c: the partial travels with its announcement),
  * the rest this file's handshake protocol.  Their measurements are in their
@@ -761,8 +764,11 @@ static double small_limit(long long set) {
  * cost it more than a few percent of a round. */
 #define TREE_AUTO_LATENCIES 32.0
 
-/* Whether a call runs the tree protocol: a commutative op, a message
- * whose header and data fit an int count, and, for
+/* Whether a call runs the tree protocol: a message whose header and data
+ * fit an int count, and a non-commutative op only on a contiguous datatype
+ * (the tree's in-order pieces travel raw) of up to PAT_REDUCE_LR_TREE
+ * bytes (auto: alpha / beta: rank 0 may hold a piece per late rank, and
+ * SMPI P = 128 measured in the README); a commutative op, for
  * PAT_REDUCE_LR_TREE=auto, a contiguous datatype of up to 32 alpha / beta
  * bytes (173 KiB for CURIE) whose 2 ceil(log2 P) + 1 messages at the root
  * fit in 64 MiB, or any datatype up to alpha / beta bytes (others are
@@ -778,8 +784,10 @@ static double small_limit(long long set) {
 static int takes_tree(long long set, int commutative, int contiguous,
                       double bytes, int P) {
   int levels = 0;
-  if (!commutative || !(bytes > 0) || bytes + 4.0 * P + 64 > (double)INT_MAX)
+  if (!(bytes > 0) || bytes + 4.0 * P + 64 > (double)INT_MAX)
     return 0;
+  if (!commutative) /* in order: raw messages only (tree.c) */
+    return contiguous && bytes <= small_limit(set);
   if (set >= 0 || !contiguous)
     return bytes <= small_limit(set);
   while (levels < 31 && (1 << levels) < P)

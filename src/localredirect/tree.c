@@ -1,10 +1,10 @@
 /*
- * localredirect's tree protocol for commutative ops (issue 16).  The line
- * protocols (localredirect.c, eager.c) pay about three latencies per level
- * of the tree even balanced: a holder's first target has usually just
- * gone and redirects it.  With a commutative op the order of merges is
- * free, so here the data follows the binomial tree and a late rank is
- * skipped instead of waited for.
+ * localredirect's tree protocol (issue 16).  The line protocols
+ * (localredirect.c, eager.c) pay about three latencies per level of the
+ * tree even balanced: a holder's first target has usually just gone and
+ * redirects it.  Here the data follows the binomial tree and a late rank
+ * is skipped instead of waited for; with a commutative op merges happen
+ * in any order, with any other in rank order ("In order" below).
  *
  * Idea.  Virtual ranks v = rank - root mod P; the binomial tree rooted at
  * v = 0, parent(v) = v without its lowest set bit, children v + 2^j below
@@ -29,7 +29,9 @@
  * besides the lists it merged, so a forwarder's parent is known to forward no
  * later than the forwarder is (root_absorb checks it).
  *
- * Messages ([n, n virtual ranks, the partial]; ROUTE one int):
+ * Messages ([n, r, r pairs lo hi, n virtual ranks, r partials]: r is 1
+ * but for a FWD in order, whose partials hold the ranks [lo, hi), else
+ * lo = hi = 0; ROUTE one int):
  *   PART   child -> parent, the call's first tag, one per child
  *   ROUTE  parent -> a child that forwards, the second tag (not from the
  *          root): 1 forward to me, 0 to the root
@@ -100,12 +102,48 @@
  * than ceil(log2 P) + 1 FWD receives are posted.  So a rank holds at most
  * its children's PARTs that came before it did (ceil(log2 P)) unexpected,
  * the root also FWDs: at most P - 1 messages in one call (every message it
- * receives carries contributions no other does), a bound the stress test
+ * receives carries contributions no other does); in order the root other
+ * than rank 0 also the result, by a hair (its receive is posted right
+ * after its own PART, on which the result waits).  A bound the stress test
  * checks (mpi_stress_localredirect_tree_*: merges + ceil(log2 P) per call
- * on every rank).
+ * on every rank, one more in order).
  *
- * Root: the tree is rooted at it (MPI_IN_PLACE: its receive buffer is its
- * contribution).  Non-commutative ops take the line protocols.
+ * In order (a non-commutative op, a contiguous datatype: localredirect.c).
+ * The same messages and rules over the ranks themselves (v = rank: the
+ * tree rooted at rank 0, whose subtrees are runs of ranks).  A rank's own
+ * partial is the run [v, e): its children's PARTs merged in order ("mine
+ * (op) the child's", into the child's message) while each starts at e;
+ * the first child past its due time, or one whose PART is cut short (it
+ * lists a child of its own: it forwards), closes it, and every later
+ * child is given up too, also one whose PART came already (held in its
+ * slot: given up when ours goes, with no wait and no premature mark).  So
+ * a PART is one run, [v, e).  What a forwarder gathers (given-up PARTs,
+ * routed FWDs) and what rank 0 gathers are runs kept sorted, merged with
+ * a neighbour as soon as they touch ("left (op) right", hold), and a FWD
+ * carries its runs, usually one: a PART cut short by a forwarder further
+ * down whose parent forwards nothing (that forwarder sends the gap to the
+ * root, as in the commutative protocol) leaves a gap in what the
+ * forwarder above gathers (from P = 16 its run ends short, from P = 32 it
+ * may have several; mpi_stress_localredirect_tree_late_p16/_p32 fail if
+ * the code asks for one run reaching the end).  Rank 0 ends with [0, P)
+ * (its own run first, in its receive buffer if it is the root, else in a
+ * temporary that it then sends to the root: one more message, the root's
+ * receive posted once its own PART has gone).  The SPIN model checks this
+ * too (-DINORDER=1: every PART one run from its sender on, what a rank
+ * forwards in its subtree outside its PART; N = 3..5 over two calls and N
+ * = 8 over one; two seeded bugs, a PART taken out of order and merges
+ * after a give-up); the gaps need N >= 16, beyond it: the stress tests
+ * above.  Cost: as above, plus one alpha + m beta when the root is not
+ * rank 0; a late rank also delays its later siblings' data, which its
+ * parent forwards with it (two hops after it arrives, as its own); a late
+ * root other than rank 0 waits for three hops (its PART to a forwarder,
+ * the FWD, the result).  Memory: a FWD's receive has room for a run per
+ * two ranks of its sender's subtree, and rank 0 keeps every FWD until the
+ * call ends (up to one per late rank).  Raw messages only (packed ones
+ * unpack into the two temporaries, which a held run would need to keep).
+ *
+ * Root: commutative, the tree is rooted at it (MPI_IN_PLACE: its receive
+ * buffer is its contribution); in order, at rank 0 (above).
  *
  * Tunables: PAT_REDUCE_LR_TREE (localredirect.c) chooses the protocol;
  * PAT_REDUCE_LR_PATIENCE the slack.
@@ -118,8 +156,14 @@
 
 enum { TAG_PART, TAG_FWD };
 
-/* What a request of the call is. */
-enum { R_KID, R_SEND, R_FWD_OUT, R_FWD_IN, R_ROUTE_IN, R_ROUTE_OUT };
+/* What a request of the call is (R_RESULT: the root's receive of the
+ * result from rank 0, in order). */
+enum { R_KID, R_SEND, R_FWD_OUT, R_FWD_IN, R_ROUTE_IN, R_ROUTE_OUT, R_RESULT };
+
+/* A message: n (the ranks its list names) and r (its partials), then r
+ * pairs lo, hi (in order: the partial holds the ranks [lo, hi); else 0 0),
+ * then the n ranks, then the r partials. */
+enum { HDR_INTS = 2 };
 
 /* The root's flags per virtual rank: a forwarder (it gave up a child),
  * a top forwarder whose FWD the root waits for or has merged. */
@@ -141,10 +185,20 @@ static int parent_of(int v) { return v & (v - 1); }
 typedef struct lrt_kid {
   int v;      /* its virtual rank */
   double due; /* give it up after this */
-  int state;  /* K_WAIT, K_MERGED, K_GIVEN, K_DONE */
+  int state;  /* K_WAIT, K_ARRIVED (in order), K_MERGED, K_GIVEN, K_DONE */
   int fwds;   /* its PART lists a child of its own: it forwards */
+  char *buf;  /* where its PART arrives (the arena) */
+  int len;    /* its length, once K_ARRIVED */
 } lrt_kid;
-enum { K_WAIT, K_MERGED, K_GIVEN, K_DONE };
+enum { K_WAIT, K_ARRIVED, K_MERGED, K_GIVEN, K_DONE };
+
+/* A partial of the ranks [lo, hi) (in order: held, merged with its
+ * neighbours as they come; its buffer is the arena or a FWD's, kept until
+ * the call ends). */
+typedef struct lrt_piece {
+  int lo, hi;
+  char *data;
+} lrt_piece;
 
 /* What a request is, its buffer and whether the buffer is the heap's. */
 typedef struct lrt_req {
@@ -191,6 +245,15 @@ typedef struct lrt {
   char *fwdbuf;
   /* the ROUTE ints in the arena: [0] ours, [1 + j] to child j */
   int *routes;
+  /* in order (a non-commutative op): the tree is over the ranks
+   * themselves (base 0; else base is the root); our partial holds the
+   * ranks [v, e): children merge in order from next until one is given
+   * up or cut short (closed); what we forward, and rank 0 everything, is
+   * held as runs of ranks sorted by lo, neighbours merged (held) */
+  int base, inorder, e, next, closed;
+  lrt_piece *held;
+  int nheld, capheld;
+  int stride; /* a raw partial's room in a message: datasize, aligned */
   /* a forwarder: the names in its list, by v - s->v; the root: S_ flags
    * by virtual rank (heap, once a list names somebody) */
   unsigned char *seen;
@@ -200,23 +263,31 @@ typedef struct lrt {
   lrt_req meta_inline[LRT_INLINE];
 } lrt;
 
-static int rank_of(const lrt *s, int v) { return (v + s->call->root) % s->P; }
+static int rank_of(const lrt *s, int v) { return (v + s->base) % s->P; }
 
-/* A raw message's header: n and the n ranks, in 16-byte units so that the
- * data behind it is aligned. */
-static int raw_header(int n) {
-  return (int)((sizeof(int) * (size_t)(1 + n) + 15) / 16 * 16);
+/* A raw message's header: HDR_INTS, r runs and the n ranks, in 16-byte
+ * units so that the data behind it is aligned. */
+static int raw_header(int n, int r) {
+  return (int)((sizeof(int) * (size_t)(HDR_INTS + 2 * r + n) + 15) / 16 * 16);
 }
 
-/* Room for a message with a list of up to n ranks. */
-static int packed_size(const lrt *s, int n, int *size) {
+/* Room for a message with a list of up to n ranks and up to r partials. */
+static int packed_size(const lrt *s, int n, int r, int *size) {
   int rc = MPI_SUCCESS;
-  if (s->raw)
-    *size = raw_header(n);
-  else
-    rc = PMPI_Pack_size(1 + n, MPI_INT, s->call->priv, size);
-  *size += s->datasize;
+  if (s->raw) {
+    *size = raw_header(n, r) + r * s->stride;
+    return rc;
+  }
+  rc = PMPI_Pack_size(HDR_INTS + 2 * r + n, MPI_INT, s->call->priv, size);
+  *size += r * s->datasize;
   return rc;
+}
+
+/* How many partials a FWD from x may carry: one, or in order one per run
+ * of its subtree (runs apart by at least one rank whose data another
+ * forwarder sends to the root). */
+static int fwd_runs(const lrt *s, int x) {
+  return s->inorder ? (subtree(x, s->P) + 1) / 2 : 1;
 }
 
 /* A new request slot for buf (heap: freed with the slot). */
@@ -281,7 +352,7 @@ static int post_fwds(lrt *s) {
   while (rc == MPI_SUCCESS && s->fwd_live < s->window && s->nfwdq > 0) {
     int x = s->fwdq[--s->nfwdq], size;
     char *buf = NULL;
-    rc = packed_size(s, subtree(x, s->P), &size);
+    rc = packed_size(s, subtree(x, s->P), fwd_runs(s, x), &size);
     if (rc == MPI_SUCCESS && (buf = malloc((size_t)size)) == NULL)
       rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
@@ -372,88 +443,186 @@ static int root_absorb(lrt *s, int from) {
 }
 
 /* Opens a received message from child kid (-1: a FWD; from: the root's
- * top forwarder that sent it, -1 for a PART): its list taken, *data its
- * partial (raw: in the message; packed: unpacked into a temporary). */
-static int open_part(lrt *s, char *buf, int len, int kid, int from,
-                     char **data) {
+ * top forwarder that sent it, -1 for a PART): its list taken, *r its
+ * partials, run[0..*r) (raw: in the message; packed: the one partial
+ * unpacked into a temporary), in order each the ranks [lo, hi). */
+static int open_part(lrt *s, char *buf, int len, int kid, int from, int *r,
+                     lrt_piece *run) {
   const pat_call *c = s->call;
-  int pos = 0, n = 0, rc = MPI_SUCCESS;
+  int pos = 0, hdr[HDR_INTS] = {0}, rc = MPI_SUCCESS, maxr;
+  maxr = s->inorder ? (s->P + 1) / 2 : 1;
   if (s->raw) {
-    int e;
-    memcpy(&n, buf, sizeof n);
-    if (n < 0 || n > s->P || len < raw_header(n))
+    if (len < raw_header(0, 0))
       return MPI_ERR_INTERN;
-    for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
-      memcpy(&e, buf + sizeof(int) * (size_t)(1 + i), sizeof e);
-      rc = take_entry(s, e, kid);
-    }
-    if (rc == MPI_SUCCESS && s->v == 0)
-      rc = root_absorb(s, from);
-    *data = buf + raw_header(n);
-    return rc;
+    memcpy(hdr, buf, sizeof hdr);
+  } else {
+    rc = PMPI_Unpack(buf, len, &pos, hdr, HDR_INTS, MPI_INT, c->priv);
   }
-  rc = PMPI_Unpack(buf, len, &pos, &n, 1, MPI_INT, c->priv);
-  if (rc == MPI_SUCCESS && (n < 0 || n > s->P))
-    rc = MPI_ERR_INTERN;
-  for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
+  if (rc == MPI_SUCCESS &&
+      (hdr[0] < 0 || hdr[0] > s->P || hdr[1] < 1 || hdr[1] > maxr ||
+       (s->raw && len < raw_header(hdr[0], hdr[1]) + hdr[1] * s->stride)))
+    rc = MPI_ERR_INTERN; /* not in the protocol */
+  *r = rc == MPI_SUCCESS ? hdr[1] : 0;
+  for (int i = 0; rc == MPI_SUCCESS && i < 2 * *r + hdr[0]; i++) {
     int e = -1;
-    rc = PMPI_Unpack(buf, len, &pos, &e, 1, MPI_INT, c->priv);
-    if (rc == MPI_SUCCESS)
+    if (s->raw)
+      memcpy(&e, buf + sizeof(int) * (size_t)(HDR_INTS + i), sizeof e);
+    else
+      rc = PMPI_Unpack(buf, len, &pos, &e, 1, MPI_INT, c->priv);
+    if (rc == MPI_SUCCESS && i < 2 * *r && i % 2 == 0)
+      run[i / 2].lo = e;
+    else if (rc == MPI_SUCCESS && i < 2 * *r)
+      run[i / 2].hi = e;
+    else if (rc == MPI_SUCCESS)
       rc = take_entry(s, e, kid);
   }
+  for (int i = 0; rc == MPI_SUCCESS && s->inorder && i < *r; i++)
+    if (run[i].lo < 1 || run[i].lo >= run[i].hi || run[i].hi > s->P)
+      rc = MPI_ERR_INTERN;
   if (rc == MPI_SUCCESS && s->v == 0)
     rc = root_absorb(s, from);
-  if (rc == MPI_SUCCESS)
-    rc = temporaries(s);
+  if (rc != MPI_SUCCESS || s->raw) {
+    for (int i = 0; i < *r; i++)
+      run[i].data = buf + raw_header(hdr[0], *r) + i * s->stride;
+    return rc;
+  }
+  rc = temporaries(s);
   if (rc != MPI_SUCCESS)
     return rc;
-  *data = s->acc == s->tmp[0].base ? s->tmp[1].base : s->tmp[0].base;
-  return PMPI_Unpack(buf, len, &pos, *data, c->count, c->datatype, c->priv);
+  run[0].data = s->acc == s->tmp[0].base ? s->tmp[1].base : s->tmp[0].base;
+  return PMPI_Unpack(buf, len, &pos, run[0].data, c->count, c->datatype,
+                     c->priv);
+}
+
+/* In order: holds the run p, merged with its neighbours where they
+ * touch, "left (op) right" into the right one's buffer (its messages stay
+ * until the call ends; rank 0's own run, first, is its result buffer). */
+static int hold(lrt *s, lrt_piece p) {
+  const pat_call *c = s->call;
+  int i, rc = MPI_SUCCESS;
+  if (s->nheld == s->capheld) {
+    int cap = s->capheld ? 2 * s->capheld : 8;
+    lrt_piece *h = realloc(s->held, (size_t)cap * sizeof *h);
+    if (h == NULL)
+      return MPI_ERR_NO_MEM;
+    s->held = h;
+    s->capheld = cap;
+  }
+  for (i = s->nheld; i > 0 && s->held[i - 1].lo > p.lo; i--)
+    s->held[i] = s->held[i - 1];
+  if ((i > 0 && s->held[i - 1].hi > p.lo) ||
+      (i < s->nheld && p.hi > s->held[i + 1].lo))
+    return MPI_ERR_INTERN; /* overlaps: somebody's data twice */
+  s->held[i] = p;
+  s->nheld++;
+  if (i + 1 < s->nheld && s->held[i].hi == s->held[i + 1].lo) {
+    rc = pat_local_combine(s->held[i].data, s->held[i + 1].data, c->count,
+                           c->datatype, c->op);
+    s->held[i + 1].lo = s->held[i].lo;
+    memmove(&s->held[i], &s->held[i + 1],
+            (size_t)(--s->nheld - i) * sizeof *s->held);
+  }
+  if (rc == MPI_SUCCESS && i > 0 && s->held[i - 1].hi == s->held[i].lo) {
+    rc = pat_local_combine(s->held[i - 1].data, s->held[i].data, c->count,
+                           c->datatype, c->op);
+    s->held[i].lo = s->held[i - 1].lo;
+    memmove(&s->held[i - 1], &s->held[i],
+            (size_t)(--s->nheld - i + 1) * sizeof *s->held);
+  }
+  return rc;
 }
 
 /* Merges a received message into acc; kid: the child it came from (-1:
- * a FWD), from: its sender if a FWD to the root.  The first merge off the
- * root combines into the message's own partial (the op commutes), which
- * becomes acc; a forwarder's first late partial becomes acc as it is. */
+ * a FWD), from: its sender if a FWD to the root.  Commutative: the first
+ * merge off the root combines into the message's own partial, which
+ * becomes acc; a forwarder's first late partial becomes acc as it is.  In
+ * order: a child's PART before ours went (merge_next) is merged "acc (op)
+ * its partial" into its message, which becomes acc; anything else (rank
+ * 0's, a forwarder's) is held, run by run. */
 static int merge(lrt *s, char *buf, int len, int kid, int from) {
   const pat_call *c = s->call;
-  char *in = NULL;
+  lrt_piece run[16], *runs = run;
   double t0 = s->tracing ? PMPI_Wtime() : 0.0;
-  int rc = open_part(s, buf, len, kid, from, &in);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  if (s->acc_empty) {
+  int r = 0, rc, trace = s->tracing;
+  char *in;
+  if (s->inorder && (s->P + 1) / 2 > 16 &&
+      (runs = malloc((size_t)(s->P + 1) / 2 * sizeof *runs)) == NULL)
+    return MPI_ERR_NO_MEM;
+  rc = open_part(s, buf, len, kid, from, &r, runs);
+  in = rc == MPI_SUCCESS ? runs[0].data : NULL;
+  if (rc != MPI_SUCCESS) {
+  } else if (s->inorder && (s->v == 0 || s->sent)) {
+    for (int i = 0; rc == MPI_SUCCESS && i < r; i++)
+      rc = hold(s, runs[i]);
+  } else if (s->inorder && (r != 1 || runs[0].lo != s->e || kid != s->next)) {
+    rc = MPI_ERR_INTERN; /* merge_next takes the next one only */
+  } else if (s->inorder) {
+    /* cut short (it, or a forwarder below it, forwards the rest): no
+     * later child may follow */
+    rc = pat_local_combine(s->acc, in, c->count, c->datatype, c->op);
+    s->acc = in;
+    s->e = runs[0].hi;
+    s->closed = s->e != s->kid[kid].v + subtree(s->kid[kid].v, s->P);
+  } else if (s->acc_empty) {
     s->acc_empty = 0;
     s->acc = in;
-    return MPI_SUCCESS;
-  }
-  if (s->acc == (const char *)c->sendbuf && s->v != 0) {
+    trace = 0;
+  } else if (s->acc == (const char *)c->sendbuf && s->v != 0) {
     rc = pat_local_combine(c->sendbuf, in, c->count, c->datatype, c->op);
     s->acc = in;
   } else {
     rc = pat_local_combine(in, s->acc, c->count, c->datatype, c->op);
   }
-  if (s->tracing)
+  if (runs != run)
+    free(runs);
+  if (rc == MPI_SUCCESS && trace)
     pat_trace_note(c, PAT_TRACE_COMBINE, -1, c->count, t0, PMPI_Wtime());
   return rc;
 }
 
-/* Writes our list and acc into buf (cap bytes) as a message; *pos its
- * length. */
-static int write_message(lrt *s, char *buf, int cap, int *pos) {
+/* In order, before our PART goes: the children that came are merged in
+ * order while the partial is [v, e) with nothing missing; one cut short
+ * closes it (merge). */
+static int merge_next(lrt *s) {
+  int rc = MPI_SUCCESS;
+  while (rc == MPI_SUCCESS && !s->closed && s->next < s->nkids &&
+         s->kid[s->next].state == K_ARRIVED) {
+    s->kid[s->next].state = K_MERGED;
+    rc = merge(s, s->kid[s->next].buf, s->kid[s->next].len, s->next, -1);
+    s->next++;
+  }
+  return rc;
+}
+
+/* Writes our list and the r partials run into buf (cap bytes) as a
+ * message; *pos its length. */
+static int write_message(lrt *s, char *buf, int cap, int r,
+                         const lrt_piece *run, int *pos) {
   const pat_call *c = s->call;
-  int rc;
+  int hdr[HDR_INTS] = {s->list[0], r}, rc;
   *pos = 0;
   if (s->raw) {
-    *pos = raw_header(s->list[0]);
-    memcpy(buf, s->list, sizeof(int) * (size_t)(1 + s->list[0]));
-    memcpy(buf + *pos, s->acc, (size_t)s->datasize);
-    *pos += s->datasize;
+    *pos = raw_header(s->list[0], r);
+    memcpy(buf, hdr, sizeof hdr);
+    for (int i = 0; i < r; i++) {
+      int lohi[2] = {s->inorder ? run[i].lo : 0, s->inorder ? run[i].hi : 0};
+      memcpy(buf + sizeof hdr + i * sizeof lohi, lohi, sizeof lohi);
+      memcpy(buf + *pos + i * s->stride, run[i].data, (size_t)s->datasize);
+    }
+    memcpy(buf + sizeof hdr + r * 2 * sizeof(int), s->list + 1,
+           sizeof(int) * (size_t)s->list[0]);
+    *pos += r * s->stride;
     return MPI_SUCCESS;
   }
-  rc = PMPI_Pack(s->list, 1 + s->list[0], MPI_INT, buf, cap, pos, c->priv);
+  rc = PMPI_Pack(hdr, HDR_INTS, MPI_INT, buf, cap, pos, c->priv);
+  for (int i = 0; rc == MPI_SUCCESS && i < r; i++) {
+    int lohi[2] = {s->inorder ? run[i].lo : 0, s->inorder ? run[i].hi : 0};
+    rc = PMPI_Pack(lohi, 2, MPI_INT, buf, cap, pos, c->priv);
+  }
   if (rc == MPI_SUCCESS)
-    rc = PMPI_Pack(s->acc, c->count, c->datatype, buf, cap, pos, c->priv);
+    rc = PMPI_Pack(s->list + 1, s->list[0], MPI_INT, buf, cap, pos, c->priv);
+  for (int i = 0; rc == MPI_SUCCESS && i < r; i++)
+    rc = PMPI_Pack(run[i].data, c->count, c->datatype, buf, cap, pos, c->priv);
   return rc;
 }
 
@@ -470,7 +639,8 @@ static int send_route(lrt *s, int j, int to_us) {
 /* A receive of the FWD child j owes us, then the ROUTE that tells it to
  * send it to us (the receive first: the FWD never waits unexpected). */
 static int route_here(lrt *s, int j) {
-  int size, rc = packed_size(s, subtree(s->kid[j].v, s->P), &size);
+  int size, rc = packed_size(s, subtree(s->kid[j].v, s->P),
+                             fwd_runs(s, s->kid[j].v), &size);
   char *buf = NULL;
   if (rc == MPI_SUCCESS && (buf = malloc((size_t)size)) == NULL)
     rc = MPI_ERR_NO_MEM;
@@ -478,6 +648,24 @@ static int route_here(lrt *s, int j) {
     rc = post_recv(s, R_FWD_IN, j, s->kid[j].v, buf, 1, size, TAG_FWD);
   s->owed += rc == MPI_SUCCESS;
   return rc == MPI_SUCCESS ? send_route(s, j, 1) : rc;
+}
+
+/* Child j's PART came after we gave it up (late: it came after its due
+ * time; else in order it came before an earlier child had): merged into
+ * what we forward; if it forwards too, it forwards to us.  Premature if
+ * late, after its due time, by less than half the time we had waited for
+ * it (it was nearly on time: calls back to back, a slow node). */
+static int given_came(lrt *s, int j, int late) {
+  lrt_kid *k = &s->kid[j];
+  int rc;
+  if (late && PMPI_Wtime() - k->due < (k->due - s->t0) / 2)
+    s->premature = 1;
+  k->state = K_DONE;
+  s->owed--;
+  rc = merge(s, k->buf, k->len, j, -1);
+  if (rc == MPI_SUCCESS && k->fwds)
+    rc = route_here(s, j);
+  return rc;
 }
 
 /* Our PART to the parent: the children not merged yet are given up, and
@@ -488,8 +676,9 @@ static int send_part(lrt *s) {
   const pat_call *c = s->call;
   int slot = -1, pos = 0, rc = MPI_SUCCESS;
   for (int j = 0; j < s->nkids; j++)
-    if (s->kid[j].state == K_WAIT) {
-      s->kid[j].state = K_GIVEN;
+    if (s->kid[j].state == K_WAIT || s->kid[j].state == K_ARRIVED) {
+      if (s->kid[j].state == K_WAIT) /* K_ARRIVED: given_came below */
+        s->kid[j].state = K_GIVEN;
       s->list[1 + s->list[0]++] = s->kid[j].v;
       s->owed++;
       s->fwding = 1;
@@ -509,7 +698,8 @@ static int send_part(lrt *s) {
   if (rc == MPI_SUCCESS && s->nkids > 0)
     rc = add_request(s, R_SEND, -1, s->sendbuf, 0, &slot);
   if (rc == MPI_SUCCESS)
-    rc = write_message(s, s->sendbuf, s->sendcap, &pos);
+    rc = write_message(s, s->sendbuf, s->sendcap, 1,
+                       &(lrt_piece){s->v, s->e, s->acc}, &pos);
   if (rc == MPI_SUCCESS && s->nkids > 0)
     rc = PMPI_Isend(s->sendbuf, pos, s->wire, rank_of(s, parent_of(s->v)),
                     c->tag + TAG_PART, c->priv, &s->rq[slot]);
@@ -522,7 +712,7 @@ static int send_part(lrt *s) {
     s->list[0] = 0;
     s->acc_empty = 1; /* not acc = NULL: that is MPI_BOTTOM */
     for (int j = 0; j < s->nkids; j++)
-      if (s->kid[j].state == K_GIVEN) {
+      if (s->kid[j].state == K_GIVEN || s->kid[j].state == K_ARRIVED) {
         s->seen[s->kid[j].v - s->v] = 1;
         s->list[1 + s->list[0]++] = s->kid[j].v;
       }
@@ -530,16 +720,33 @@ static int send_part(lrt *s) {
   for (int j = 0; rc == MPI_SUCCESS && j < s->nkids; j++)
     if (s->kid[j].state == K_MERGED && s->kid[j].fwds)
       rc = s->fwding ? route_here(s, j) : send_route(s, j, 0);
+  /* in order: the children given up after their PART came (held) */
+  for (int j = 0; rc == MPI_SUCCESS && j < s->nkids; j++)
+    if (s->kid[j].state == K_ARRIVED)
+      rc = given_came(s, j, 0);
+  /* in order, the root other than rank 0: the result comes from rank 0
+   * (posted once our contribution has gone: it may be the receive
+   * buffer) */
+  if (rc == MPI_SUCCESS && s->inorder && c->rank == c->root)
+    rc = add_request(s, R_RESULT, -1, NULL, 0, &slot);
+  if (rc == MPI_SUCCESS && s->inorder && c->rank == c->root)
+    rc = pat_lr_irecv_rank(c, c->recvbuf, s->datasize, MPI_BYTE, 0,
+                           c->tag + TAG_FWD, &s->rq[slot]);
   return rc;
 }
 
 /* Our FWD, once everything we forward is merged and we know where to. */
 static int send_fwd(lrt *s) {
-  int slot, pos = 0, cap, rc = packed_size(s, subtree(s->v, s->P), &cap);
+  int slot, pos = 0, cap, rc;
+  rc = packed_size(s, subtree(s->v, s->P), fwd_runs(s, s->v), &cap);
   if (rc == MPI_SUCCESS && (s->fwdbuf = malloc((size_t)cap)) == NULL)
     rc = MPI_ERR_NO_MEM;
-  if (rc == MPI_SUCCESS)
-    rc = write_message(s, s->fwdbuf, cap, &pos);
+  if (rc == MPI_SUCCESS && s->inorder && s->nheld > fwd_runs(s, s->v))
+    rc = MPI_ERR_INTERN;
+  if (rc == MPI_SUCCESS && s->inorder)
+    rc = write_message(s, s->fwdbuf, cap, s->nheld, s->held, &pos);
+  else if (rc == MPI_SUCCESS)
+    rc = write_message(s, s->fwdbuf, cap, 1, &(lrt_piece){0, 0, s->acc}, &pos);
   if (rc == MPI_SUCCESS)
     rc = add_request(s, R_FWD_OUT, -1, NULL, 0, &slot);
   if (rc == MPI_SUCCESS)
@@ -549,9 +756,13 @@ static int send_fwd(lrt *s) {
   return rc;
 }
 
-/* Ready to send: every child merged or past its due time. */
+/* Ready to send: every child merged or past its due time; in order,
+ * the partial closed or the next child past its due time. */
 static int ready(const lrt *s) {
   double now = -1.0;
+  if (s->inorder)
+    return s->closed || s->next == s->nkids ||
+           PMPI_Wtime() >= s->kid[s->next].due;
   for (int j = 0; j < s->nkids; j++)
     if (s->kid[j].state == K_WAIT) {
       if (now < 0)
@@ -566,6 +777,8 @@ static int ready(const lrt *s) {
  * children still waited for. */
 static double next_due(const lrt *s) {
   double d = -1.0 / 0.0;
+  if (s->inorder)
+    return s->closed || s->next == s->nkids ? d : s->kid[s->next].due;
   for (int j = 0; j < s->nkids; j++)
     if (s->kid[j].state == K_WAIT && s->kid[j].due > d)
       d = s->kid[j].due;
@@ -577,8 +790,9 @@ static int on_done(lrt *s, int i, const MPI_Status *st) {
   int rc = MPI_SUCCESS, len = 0, j = s->meta[i].who;
   lrt_req *m = &s->meta[i];
   lrt_kid *k = m->what == R_KID ? &s->kid[j] : NULL;
-  if (m->what == R_SEND || m->what == R_FWD_OUT || m->what == R_ROUTE_OUT)
-    return MPI_SUCCESS;        /* a send of ours completed */
+  if (m->what == R_SEND || m->what == R_FWD_OUT || m->what == R_ROUTE_OUT ||
+      m->what == R_RESULT)
+    return MPI_SUCCESS;        /* a send of ours, or the result, completed */
   if (m->what == R_ROUTE_IN) { /* 1: to our parent, 0: to the root */
     if (s->routes[0] != 0 && s->routes[0] != 1)
       return MPI_ERR_INTERN;
@@ -594,9 +808,11 @@ static int on_done(lrt *s, int i, const MPI_Status *st) {
   if (m->what == R_FWD_IN && s->v == 0) {
     char *buf = m->buf;
     rc = merge(s, buf, len, -1, j); /* may post receives: m may move */
-    free(buf);
-    s->meta[i].buf = NULL;
-    s->meta[i].heap = 0;
+    if (!s->inorder) { /* in order its runs are held: kept to the end */
+      free(buf);
+      s->meta[i].buf = NULL;
+      s->meta[i].heap = 0;
+    }
     s->fwd_live--;
     return rc == MPI_SUCCESS ? post_fwds(s) : rc;
   }
@@ -604,25 +820,16 @@ static int on_done(lrt *s, int i, const MPI_Status *st) {
     s->owed--;
     return merge(s, m->buf, len, -1, -1);
   }
+  k->len = len;
+  if (k->state == K_WAIT && s->inorder && s->v != 0) {
+    k->state = K_ARRIVED; /* merged in order (merge_next) */
+    return merge_next(s);
+  }
   if (k->state == K_WAIT) {
     k->state = K_MERGED;
     return merge(s, m->buf, len, j, -1);
   }
-  /* given up: merged into what we forward; if it forwards too, it
-   * forwards to us.  Premature if it came, after its due time, less than
-   * half the time we had waited for it (it was nearly on time: calls
-   * back to back, a slow node) */
-  {
-    double late = PMPI_Wtime() - k->due, waited = k->due - s->t0;
-    if (late < waited / 2)
-      s->premature = 1;
-  }
-  k->state = K_DONE;
-  s->owed--;
-  rc = merge(s, m->buf, len, j, -1);
-  if (rc == MPI_SUCCESS && k->fwds)
-    rc = route_here(s, j);
-  return rc;
+  return given_came(s, j, 1);
 }
 
 /* Done: our PART out (the root sends none), our FWD if we forward, and
@@ -668,9 +875,10 @@ static int start(lrt *s) {
     s->datasize = (int)(c->type.size * c->count);
   else
     rc = PMPI_Pack_size(c->count, c->datatype, c->priv, &s->datasize);
+  s->stride = s->raw ? (s->datasize + 15) / 16 * 16 : s->datasize;
   /* room for the longest list below us in every message (one query) */
   if (rc == MPI_SUCCESS)
-    rc = packed_size(s, subtree(s->v, s->P) - 1, &s->sendcap);
+    rc = packed_size(s, subtree(s->v, s->P) - 1, 1, &s->sendcap);
   s->sendcap = (s->sendcap + 15) / 16 * 16; /* aligned slots */
   for (int j = 0; rc == MPI_SUCCESS && (1 << j) < low && s->v + (1 << j) < s->P;
        j++) {
@@ -679,6 +887,8 @@ static int start(lrt *s) {
     k->due = s->t0 + (j + 1) * (s->unit + s->slack);
     k->state = K_WAIT;
     k->fwds = 0;
+    k->buf = NULL;
+    k->len = 0;
     s->nkids++;
     total += (size_t)s->sendcap;
   }
@@ -701,14 +911,22 @@ static int start(lrt *s) {
   s->list[0] = 0;
   s->routes = s->list + subtree(s->v, s->P) + 1;
   s->acc = (char *)c->sendbuf;
-  if (s->v == 0) {
+  if (s->v == 0 && c->rank == c->root) {
     s->acc = c->recvbuf;
     if (c->sendbuf != c->recvbuf)
       rc = pat_local_copy_info(c->sendbuf, c->recvbuf, c->count, c->datatype,
                                &c->type);
+  } else if (s->v == 0) { /* in order, rank 0: the result goes to the root */
+    rc = pat_tmpbuf_alloc(&s->tmp[0], c->count, c->datatype);
+    s->acc = s->tmp[0].base;
+    if (rc == MPI_SUCCESS)
+      memcpy(s->acc, c->sendbuf, (size_t)s->datasize);
   }
+  if (rc == MPI_SUCCESS && s->inorder && s->v == 0) /* rank 0's own run */
+    rc = hold(s, (lrt_piece){0, 1, s->acc});
   at = 0;
   for (int j = 0; rc == MPI_SUCCESS && j < s->nkids; j++) {
+    s->kid[j].buf = s->arena + at;
     rc = post_recv(s, R_KID, j, s->kid[j].v, s->arena + at, 0, s->sendcap,
                    TAG_PART);
     at += (size_t)s->sendcap;
@@ -725,7 +943,8 @@ static void finish(lrt *s) {
   for (int i = 0; i < s->nrq; i++) {
     lrt_req *m = &s->meta[i];
     if (s->rq[i] != MPI_REQUEST_NULL &&
-        (m->what == R_KID || m->what == R_FWD_IN || m->what == R_ROUTE_IN) &&
+        (m->what == R_KID || m->what == R_FWD_IN || m->what == R_ROUTE_IN ||
+         m->what == R_RESULT) &&
         PMPI_Cancel(&s->rq[i]) == MPI_SUCCESS)
       PMPI_Wait(&s->rq[i], MPI_STATUS_IGNORE);
     if (s->rq[i] != MPI_REQUEST_NULL) {
@@ -741,6 +960,7 @@ static void finish(lrt *s) {
   }
   free(s->fwdq);
   free(s->seen);
+  free(s->held);
   if (!busy)
     free(s->fwdbuf);
   if (!busy && s->arena_heap)
@@ -759,7 +979,10 @@ int pat_lr_tree_run(const pat_call *c) {
   memset(&s, 0, offsetof(lrt, kid));
   s.call = c;
   s.P = c->nranks;
-  s.v = (c->rank - c->root + s.P) % s.P;
+  s.inorder = !c->commutative;
+  s.base = s.inorder ? 0 : c->root;
+  s.v = (c->rank - s.base + s.P) % s.P;
+  s.e = s.v + 1;
   s.tracing = pat_trace_on(c);
   s.rq = s.rq_inline;
   s.meta = s.meta_inline;
@@ -781,6 +1004,15 @@ int pat_lr_tree_run(const pat_call *c) {
       break;
     rc = next_event(&s);
   }
+  /* in order, rank 0: everything combined; the result to the root */
+  if (rc == MPI_SUCCESS && s.inorder && s.v == 0 &&
+      (s.nheld != 1 || s.held[0].lo != 0 || s.held[0].hi != s.P))
+    rc = MPI_ERR_INTERN;
+  if (rc == MPI_SUCCESS && s.inorder && s.v == 0 && s.held[0].data != s.acc)
+    memcpy(s.acc, s.held[0].data, (size_t)s.datasize);
+  if (rc == MPI_SUCCESS && s.inorder && s.v == 0 && c->rank != c->root)
+    rc = PMPI_Send(s.acc, s.datasize, MPI_BYTE, c->root, c->tag + TAG_FWD,
+                   c->priv);
   if (rc == MPI_SUCCESS && s.nkids > 0 && s.v != 0)
     pat_lr_tree_learn(c, s.unit, s.premature);
   finish(&s);

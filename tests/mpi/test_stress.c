@@ -16,23 +16,32 @@
  * with a target (at most one per position to its right): 4 (merges + 1) +
  * 2 P.  The largest count seen is printed.
  *
- * --tree (with PAT_REDUCE_LR_TREE set so that every commutative call runs
- * localredirect's tree protocol): --unexpected, with the tree's own bound
- * for the commutative calls (a rank receives one PART per child, merged or
- * forwarded, and the root merges everything it receives: merges +
- * ceil(log2 P)), and the FWDs the roots received counted (their receives
- * beyond one per child of the root): with random sleeps some must come,
- * or the give-up path went untested; so must, from P = 8 up (the first
- * tree where a forwarder's parent can forward too, virtual ranks 6 and 4),
- * FWDs that other ranks received (their receives beyond one per child):
- * late data combined among forwarders before it reaches the root.
+ * --tree (with PAT_REDUCE_LR_TREE set so that every call runs
+ * localredirect's tree protocol: the commutative ones rooted at the root,
+ * the non-commutative ones in rank order, rooted at rank 0, which sends
+ * the result to the root): --unexpected, with the tree's own bound (a rank
+ * receives one PART per child, merged or forwarded, and the tree's root
+ * merges everything it receives: merges + ceil(log2 P); in order one more,
+ * the result at the root), and the FWDs the tree's roots received counted
+ * (their receives beyond one per child): with random sleeps some must
+ * come, in both kinds of calls, or a give-up path went untested; so must,
+ * from P = 8 up (the first tree where a forwarder's parent can forward
+ * too, virtual ranks 6 and 4), FWDs that other ranks received (their
+ * receives beyond one per child): late data combined among forwarders
+ * before it reaches the root.
+ *
+ * --late K: per call K ranks (from the seed and the call number) sleep
+ * max_sleep, the others up to max_sleep / 20: a few ranks well behind,
+ * as patbench's k-random pattern, so that forwarders form deep in the
+ * tree (in rank order a given-up child's PART cut short further down, its
+ * gap filled at the root, not by the forwarder: FWDs of several runs).
  *
  * --gappy: the commutative calls reduce a datatype with gaps (one long
  * long per 16 bytes) with a user-defined sum, so that the tree protocol
  * packs its messages (MPI_Pack) instead of sending them raw.
  *
  * usage: test_stress [--calls N] [--max-sleep US] [--alg NAME] [--seed S]
- *                    [--unexpected] [--tree] [--gappy]
+ *                    [--unexpected] [--tree] [--gappy] [--late K]
  * Exit status 0 when every call matched on every rank.
  */
 #include <stdint.h>
@@ -102,11 +111,11 @@ int main(int argc, char **argv) {
   const char *algname = "localredirect";
   pat_reduce_alg alg;
   int rank, P, fails = 0, total = 0, status = 0, unexpected = 0, tree = 0;
-  int gappy = 0;
+  int gappy = 0, late = 0;
   MPI_Datatype gappy_type;
   MPI_Op gappy_op;
   int most_unexpected = 0, over = 0, log2p = 0;
-  long forwards = 0, routed = 0;
+  long forwards = 0, routed = 0, forwards_inorder = 0;
   enum { TRACE_CAP = 4096 };
   static pat_trace_event events[TRACE_CAP];
   long long *send, *recv, *ref;
@@ -130,11 +139,13 @@ int main(int argc, char **argv) {
       unexpected = tree = 1;
     else if (strcmp(argv[i], "--gappy") == 0)
       gappy = 1;
+    else if (i + 1 < argc && strcmp(argv[i], "--late") == 0)
+      late = atoi(argv[++i]);
     else {
       if (rank == 0)
         fprintf(stderr,
                 "usage: %s [--calls N] [--max-sleep US] [--alg NAME] "
-                "[--seed S] [--unexpected] [--tree] [--gappy]\n",
+                "[--seed S] [--unexpected] [--tree] [--gappy] [--late K]\n",
                 argv[0]);
       MPI_Finalize();
       return 2;
@@ -171,8 +182,18 @@ int main(int argc, char **argv) {
     /* the reference, on the same data */
     memset(ref, 0, (size_t)(count * stride) * sizeof *ref);
     PMPI_Reduce(send, ref, count, type, op, root, MPI_COMM_WORLD);
-    if (max_sleep > 0)
-      sleep_us((long)(mix(h + (uint64_t)rank) % (uint64_t)(max_sleep + 1)));
+    if (max_sleep > 0) {
+      /* --late: is this rank one of the call's K late ones? */
+      int behind = 0;
+      for (int j = 0; j < late && !behind; j++)
+        behind =
+            (int)(mix(h + 7919ULL * (uint64_t)(j + 1)) % (uint64_t)P) == rank;
+      sleep_us(
+          behind ? max_sleep
+          : late > 0
+              ? (long)(mix(h + (uint64_t)rank) % (uint64_t)(max_sleep / 20 + 1))
+              : (long)(mix(h + (uint64_t)rank) % (uint64_t)(max_sleep + 1)));
+    }
     if (in_place)
       memcpy(recv, send, (size_t)(count * stride) * sizeof *recv);
     else
@@ -185,8 +206,8 @@ int main(int argc, char **argv) {
       bad = 1;
     if (unexpected) {
       size_t stored = 0, dropped = 0;
-      int merges = 0, early = 0, recvs = 0, in_tree = tree && !use_noncomm;
-      int bound;
+      int merges = 0, early = 0, recvs = 0, in_tree = tree;
+      int bound, top = use_noncomm ? 0 : root; /* the tree's root */
       if (pat_trace_stop(MPI_COMM_WORLD, &stored, &dropped) != MPI_SUCCESS ||
           dropped > 0)
         bad = 1;
@@ -196,7 +217,7 @@ int main(int argc, char **argv) {
         recvs += events[e].kind == PAT_TRACE_RECV;
       }
       most_unexpected = early > most_unexpected ? early : most_unexpected;
-      bound = in_tree ? merges + log2p : 4 * (merges + 1) + 2 * P;
+      bound = in_tree ? merges + log2p + use_noncomm : 4 * (merges + 1) + 2 * P;
       if (early > bound) {
         if (over++ < 5)
           fprintf(stderr,
@@ -205,17 +226,19 @@ int main(int argc, char **argv) {
                   rank, k, early, bound, merges, in_tree ? "tree" : "line");
         bad = 1;
       }
-      if (in_tree && rank == root && recvs < log2p) {
+      if (in_tree && rank == top && recvs < log2p) {
         fprintf(stderr,
                 "test_stress: call %ld: the root received %d messages, "
                 "fewer than its %d children\n",
                 k, recvs, log2p);
         bad = 1;
       }
-      if (in_tree && rank == root)
+      if (in_tree && rank == top && use_noncomm)
+        forwards_inorder += recvs - log2p;
+      else if (in_tree && rank == top)
         forwards += recvs - log2p;
-      if (in_tree && rank != root)
-        routed += recvs - children(rank, root, P);
+      if (in_tree && rank != top)
+        routed += recvs - children(rank, top, P);
     }
     if (rank == root)
       for (int i = 0; i < count && !bad; i++)
@@ -240,22 +263,29 @@ int main(int argc, char **argv) {
            algname, P, total, max_sleep, fails);
   MPI_Allreduce(MPI_IN_PLACE, &forwards, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &routed, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &forwards_inorder, 1, MPI_LONG, MPI_SUM,
+                MPI_COMM_WORLD);
   if (rank == 0 && unexpected)
     printf("test_stress: at most %d messages there before their receive in "
            "one call on one rank\n",
            most_unexpected);
   if (rank == 0 && tree)
     printf("test_stress: %ld FWDs (given-up children's data) reached the "
-           "roots\n",
-           forwards);
+           "roots, %ld rank 0 in order\n",
+           forwards, forwards_inorder);
   if (rank == 0 && tree)
     printf("test_stress: %ld FWDs reached forwarders other than the roots\n",
            routed);
-  status = fails != 0 || (tree && max_sleep > 0 && forwards == 0) ||
-           (tree && max_sleep > 0 && P >= 8 && routed == 0);
+  status =
+      fails != 0 ||
+      (tree && max_sleep > 0 && (forwards == 0 || forwards_inorder == 0)) ||
+      (tree && max_sleep > 0 && P >= 8 && routed == 0);
   if (rank == 0 && tree && max_sleep > 0 && forwards == 0)
     fprintf(stderr, "test_stress: no child was ever given up: the tree "
                     "protocol's give-up path went untested\n");
+  if (rank == 0 && tree && max_sleep > 0 && forwards_inorder == 0)
+    fprintf(stderr, "test_stress: no child was ever given up in order: the "
+                    "non-commutative tree's give-up path went untested\n");
   if (rank == 0 && tree && max_sleep > 0 && P >= 8 && routed == 0)
     fprintf(stderr, "test_stress: no FWD ever went to a forwarder but the "
                     "root: forwarding among forwarders went untested\n");

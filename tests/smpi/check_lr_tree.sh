@@ -12,6 +12,11 @@
 #   forwarders; measured 1.01 and 0.98; when each given-up rank's data went
 #   to the root alone, 3.6x at 64 KiB, and with the premature rule counted
 #   from a rank's own PART, 2.4x).
+# The same bounds hold in rank order (--op sum-ordered, 8 B and 4 KiB:
+# measured 1.01-1.02 balanced, 1.50x and 1.55x faster with the last rank
+# late, 0.99-1.0 with the odd ranks late).  Any other pattern (k-random:
+# there the run itself is the test: patbench checks every result, and a
+# protocol error aborts it) is printed, with no bound.
 set -eu
 csv=$1
 [ -s "$csv" ] || { echo "no CSV $csv"; exit 1; }
@@ -31,7 +36,7 @@ awk -F, '
         print k ": a row is missing"; bad = 1; continue
       }
       r = t[k, "localredirect"] / t[k, "binomial"]
-      ok = pat[k] == "single" ? r <= 1 / 1.3 : r <= 1.05
+      ok = pat[k] == "single" ? r <= 1 / 1.3 : pat[k] == "none" || pat[k] == "odd" ? r <= 1.05 : 1
       printf "%s: localredirect / binomial %.3f %s\n", k, r, ok ? "ok" : "BAD"
       if (!ok) bad = 1
     }
