@@ -688,7 +688,8 @@ static const pat_env_var lr_env[] = {
      1, PAT_SCOPE_ROWS + PAT_REDUCE_ALG_LOCALREDIRECT},
     {"PAT_REDUCE_LR_EAGER", "0",
      "localredirect: calls the tree protocol does not take (non-commutative "
-     "ops, larger messages) of at most this many bytes (K, M suffixes) "
+     "ops on non-contiguous datatypes, larger messages) of at most this "
+     "many bytes (K, M suffixes) "
      "travel with their announcement (the small-message protocol: one "
      "message per merge instead of a handshake); 0: never (the default: "
      "faster on an oversubscribed node, slower in SMPI; see the README); "
@@ -701,11 +702,13 @@ static const pat_env_var lr_env[] = {
      "localredirect: commutative calls of at most this many bytes (K, M "
      "suffixes) run the tree protocol (binomial's tree, a late child given "
      "up and its data forwarded, combined among the ranks that forward: no "
-     "handshake, no redirect); "
+     "handshake, no redirect), and so do non-commutative calls on "
+     "contiguous datatypes (in rank order); "
      "0: never; auto = contiguous datatypes up to 32 alpha / beta bytes "
      "(173 KiB for the CURIE-like reference) while the root's 2 ceil(log2 "
      "P) + 1 messages fit in 64 MiB, other datatypes (packed) up to "
-     "alpha / beta bytes",
+     "alpha / beta bytes; in rank order up to alpha / beta bytes while "
+     "rank 0's FWD buffers fit in 64 MiB",
      /* chooses the protocol: every rank must run the same */
      0, PAT_SCOPE_ROWS + PAT_REDUCE_ALG_LOCALREDIRECT},
     {NULL, NULL, NULL, 0, 0}};
@@ -786,12 +789,19 @@ static int takes_tree(long long set, int commutative, int contiguous,
   int levels = 0;
   if (!(bytes > 0) || bytes + 4.0 * P + 64 > (double)INT_MAX)
     return 0;
-  if (!commutative) /* in order: raw messages only (tree.c) */
-    return contiguous && bytes <= small_limit(set);
-  if (set >= 0 || !contiguous)
-    return bytes <= small_limit(set);
   while (levels < 31 && (1 << levels) < P)
     levels++;
+  /* in order: raw messages only (tree.c); a FWD's buffer has room for a
+   * run per two ranks of its sender's subtree (P / 4 runs from rank P /
+   * 2), which must fit an int count, and auto keeps rank 0's window of
+   * ceil(log2 P) + 1 such buffers within the root-memory bound */
+  if (!commutative)
+    return contiguous && bytes <= small_limit(set) &&
+           (P / 4.0 + 2) * (bytes + 16) + 4.0 * P + 64 <= (double)INT_MAX &&
+           (set >= 0 ||
+            (levels + 1) * (P / 4.0 + 2) * (bytes + 16) <= TREE_AUTO_BYTES);
+  if (set >= 0 || !contiguous)
+    return bytes <= small_limit(set);
   return bytes <= TREE_AUTO_LATENCIES * small_limit(set) &&
          (2 * levels + 1) * bytes <= TREE_AUTO_BYTES;
 }
@@ -911,7 +921,8 @@ static int localredirect_run(const pat_call *c) {
  * protocols each merge is a handshake (DONE, OK) or a redirect before the
  * data, so three latencies per round (SMPI, P = 128, 8 B: 3.0x binomial
  * measured), for the tree protocol one (1.01x measured; the datatype
- * weighed as contiguous: the parameters do not say).  What absorbs an
+ * weighed as contiguous: the parameters do not say), in rank order
+ * rooted at rank 0 and one message more to another root.  What absorbs an
  * unforeseen late rank (redirects, give-ups) is not credited: no model
  * promises it, so auto picks localredirect only from a list that leaves
  * out the rows it costs more than. */
@@ -919,17 +930,28 @@ static double lr_estimate(const pat_sched_params *p) {
   pat_sched_params q = *p;
   const pat_lr_config *cfg =
       pat_config_alg(pat_config_get(), PAT_REDUCE_ALG_LOCALREDIRECT);
-  double bytes = (double)p->count * p->elem_size;
-  if (!takes_tree(cfg->tree, p->commutative, 1, bytes, p->nranks))
+  const pat_alg_row *bin = pat_alg_table[PAT_REDUCE_ALG_BINOMIAL];
+  double bytes = (double)p->count * p->elem_size, hop, t;
+  if (!takes_tree(cfg->tree, p->commutative, 1, bytes, p->nranks)) {
     q.model.alpha *= 3;
-  return pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&q);
+    return bin->estimate(&q);
+  }
+  if (p->commutative)
+    return bin->estimate(&q);
+  /* in rank order: never below binomial's own in-order trees (the row's
+   * never_below) */
+  q.root = 0;
+  hop = p->root != 0 ? p->model.alpha + bytes * p->model.beta : 0;
+  t = bin->estimate(&q) + hop;
+  return fmax(t, bin->estimate(p));
 }
 
 const pat_alg_row pat_alg_localredirect = {
     .id = PAT_REDUCE_ALG_LOCALREDIRECT,
     .name = "localredirect",
     .description = "absorbs imbalance without prediction: binomial's tree "
-                   "that gives late children up (commutative ops), else "
+                   "that gives late children up (commutative ops, and in "
+                   "rank order non-commutative ones), else "
                    "handshake/redirect along a line (thesis Alg. 9)",
     .run = localredirect_run,
     .estimate = lr_estimate,

@@ -183,12 +183,14 @@ static int subtree(int v, int P) {
 static int parent_of(int v) { return v & (v - 1); }
 
 typedef struct lrt_kid {
-  int v;      /* its virtual rank */
-  double due; /* give it up after this */
-  int state;  /* K_WAIT, K_ARRIVED (in order), K_MERGED, K_GIVEN, K_DONE */
-  int fwds;   /* its PART lists a child of its own: it forwards */
-  char *buf;  /* where its PART arrives (the arena) */
-  int len;    /* its length, once K_ARRIVED */
+  int v;        /* its virtual rank */
+  double due;   /* give it up after this */
+  int state;    /* K_WAIT, K_ARRIVED (in order), K_MERGED, K_GIVEN, K_DONE */
+  int fwds;     /* its PART lists a child of its own: it forwards */
+  char *buf;    /* where its PART arrives (the arena) */
+  int len;      /* its length, once K_ARRIVED */
+  int due_gone; /* given up because its due time had passed (in order a
+                 * later child is given up with an earlier one) */
 } lrt_kid;
 enum { K_WAIT, K_ARRIVED, K_MERGED, K_GIVEN, K_DONE };
 
@@ -251,7 +253,7 @@ typedef struct lrt {
    * up or cut short (closed); what we forward, and rank 0 everything, is
    * held as runs of ranks sorted by lo, neighbours merged (held) */
   int base, inorder, e, next, closed;
-  lrt_piece *held;
+  lrt_piece *held, *runs; /* runs: a message's, (P + 1) / 2 at most */
   int nheld, capheld;
   int stride; /* a raw partial's room in a message: datasize, aligned */
   /* a forwarder: the names in its list, by v - s->v; the root: S_ flags
@@ -372,7 +374,8 @@ static int expect_fwd(lrt *s, int x) {
     s->fwdq = q;
     s->capfwdq = cap;
   }
-  /* a stack: the order among FWDs does not matter (the op commutes) */
+  /* a stack: the order among FWDs does not matter (the op commutes, or
+   * in order the runs are sorted where they are held) */
   s->fwdq[s->nfwdq++] = x;
   return post_fwds(s);
 }
@@ -460,7 +463,8 @@ static int open_part(lrt *s, char *buf, int len, int kid, int from, int *r,
   }
   if (rc == MPI_SUCCESS &&
       (hdr[0] < 0 || hdr[0] > s->P || hdr[1] < 1 || hdr[1] > maxr ||
-       (s->raw && len < raw_header(hdr[0], hdr[1]) + hdr[1] * s->stride)))
+       (s->raw && len < raw_header(hdr[0], hdr[1]) + (hdr[1] - 1) * s->stride +
+                            s->datasize)))
     rc = MPI_ERR_INTERN; /* not in the protocol */
   *r = rc == MPI_SUCCESS ? hdr[1] : 0;
   for (int i = 0; rc == MPI_SUCCESS && i < 2 * *r + hdr[0]; i++) {
@@ -545,9 +549,11 @@ static int merge(lrt *s, char *buf, int len, int kid, int from) {
   double t0 = s->tracing ? PMPI_Wtime() : 0.0;
   int r = 0, rc, trace = s->tracing;
   char *in;
-  if (s->inorder && (s->P + 1) / 2 > 16 &&
-      (runs = malloc((size_t)(s->P + 1) / 2 * sizeof *runs)) == NULL)
+  if (s->inorder && (s->P + 1) / 2 > 16 && s->runs == NULL &&
+      (s->runs = malloc((size_t)(s->P + 1) / 2 * sizeof *s->runs)) == NULL)
     return MPI_ERR_NO_MEM;
+  if (s->inorder && (s->P + 1) / 2 > 16)
+    runs = s->runs;
   rc = open_part(s, buf, len, kid, from, &r, runs);
   in = rc == MPI_SUCCESS ? runs[0].data : NULL;
   if (rc != MPI_SUCCESS) {
@@ -573,8 +579,6 @@ static int merge(lrt *s, char *buf, int len, int kid, int from) {
   } else {
     rc = pat_local_combine(in, s->acc, c->count, c->datatype, c->op);
   }
-  if (runs != run)
-    free(runs);
   if (rc == MPI_SUCCESS && trace)
     pat_trace_note(c, PAT_TRACE_COMBINE, -1, c->count, t0, PMPI_Wtime());
   return rc;
@@ -601,17 +605,21 @@ static int write_message(lrt *s, char *buf, int cap, int r,
   const pat_call *c = s->call;
   int hdr[HDR_INTS] = {s->list[0], r}, rc;
   *pos = 0;
-  if (s->raw) {
+  if (s->raw) { /* partials at stride, the padding between them zeroed */
     *pos = raw_header(s->list[0], r);
+    memset(buf, 0, (size_t)*pos);
     memcpy(buf, hdr, sizeof hdr);
     for (int i = 0; i < r; i++) {
       int lohi[2] = {s->inorder ? run[i].lo : 0, s->inorder ? run[i].hi : 0};
       memcpy(buf + sizeof hdr + i * sizeof lohi, lohi, sizeof lohi);
       memcpy(buf + *pos + i * s->stride, run[i].data, (size_t)s->datasize);
+      if (i + 1 < r)
+        memset(buf + *pos + i * s->stride + s->datasize, 0,
+               (size_t)(s->stride - s->datasize));
     }
     memcpy(buf + sizeof hdr + r * 2 * sizeof(int), s->list + 1,
            sizeof(int) * (size_t)s->list[0]);
-    *pos += r * s->stride;
+    *pos += (r - 1) * s->stride + s->datasize;
     return MPI_SUCCESS;
   }
   rc = PMPI_Pack(hdr, HDR_INTS, MPI_INT, buf, cap, pos, c->priv);
@@ -650,11 +658,12 @@ static int route_here(lrt *s, int j) {
   return rc == MPI_SUCCESS ? send_route(s, j, 1) : rc;
 }
 
-/* Child j's PART came after we gave it up (late: it came after its due
- * time; else in order it came before an earlier child had): merged into
- * what we forward; if it forwards too, it forwards to us.  Premature if
- * late, after its due time, by less than half the time we had waited for
- * it (it was nearly on time: calls back to back, a slow node). */
+/* Child j's PART came after we gave it up (late: we gave it up as its due
+ * time had passed; else in order with an earlier child, or it had come
+ * already): merged into what we forward; if it forwards too, it forwards
+ * to us.  Premature if late, after its due time, by less than half the
+ * time we had waited for it (it was nearly on time: calls back to back, a
+ * slow node). */
 static int given_came(lrt *s, int j, int late) {
   lrt_kid *k = &s->kid[j];
   int rc;
@@ -679,6 +688,7 @@ static int send_part(lrt *s) {
     if (s->kid[j].state == K_WAIT || s->kid[j].state == K_ARRIVED) {
       if (s->kid[j].state == K_WAIT) /* K_ARRIVED: given_came below */
         s->kid[j].state = K_GIVEN;
+      s->kid[j].due_gone = PMPI_Wtime() >= s->kid[j].due;
       s->list[1 + s->list[0]++] = s->kid[j].v;
       s->owed++;
       s->fwding = 1;
@@ -829,7 +839,7 @@ static int on_done(lrt *s, int i, const MPI_Status *st) {
     k->state = K_MERGED;
     return merge(s, m->buf, len, j, -1);
   }
-  return given_came(s, j, 1);
+  return given_came(s, j, k->due_gone);
 }
 
 /* Done: our PART out (the root sends none), our FWD if we forward, and
@@ -961,6 +971,7 @@ static void finish(lrt *s) {
   free(s->fwdq);
   free(s->seen);
   free(s->held);
+  free(s->runs);
   if (!busy)
     free(s->fwdbuf);
   if (!busy && s->arena_heap)
