@@ -364,15 +364,24 @@ static int post_fwds(lrt *s) {
   return rc;
 }
 
+/* arr (*cap elements of size bytes, full) grown to twice as many (8 at
+ * first): the new block, *cap updated; NULL (arr and *cap as they were)
+ * without memory. */
+static void *grown(void *arr, int *cap, size_t size) {
+  int n = *cap ? 2 * *cap : 8;
+  void *p = realloc(arr, (size_t)n * size);
+  if (p != NULL)
+    *cap = n;
+  return p;
+}
+
 /* The root owes a receive to a FWD from x. */
 static int expect_fwd(lrt *s, int x) {
   if (s->nfwdq == s->capfwdq) {
-    int cap = s->capfwdq ? 2 * s->capfwdq : 8;
-    int *q = realloc(s->fwdq, (size_t)cap * sizeof *q);
+    int *q = grown(s->fwdq, &s->capfwdq, sizeof *q);
     if (q == NULL)
       return MPI_ERR_NO_MEM;
     s->fwdq = q;
-    s->capfwdq = cap;
   }
   /* a stack: the order among FWDs does not matter (the op commutes, or
    * in order the runs are sorted where they are held) */
@@ -505,12 +514,10 @@ static int hold(lrt *s, lrt_piece p) {
   const pat_call *c = s->call;
   int i, rc = MPI_SUCCESS;
   if (s->nheld == s->capheld) {
-    int cap = s->capheld ? 2 * s->capheld : 8;
-    lrt_piece *h = realloc(s->held, (size_t)cap * sizeof *h);
+    lrt_piece *h = grown(s->held, &s->capheld, sizeof *h);
     if (h == NULL)
       return MPI_ERR_NO_MEM;
     s->held = h;
-    s->capheld = cap;
   }
   for (i = s->nheld; i > 0 && s->held[i - 1].lo > p.lo; i--)
     s->held[i] = s->held[i - 1];
