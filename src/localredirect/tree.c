@@ -113,10 +113,11 @@
  * tree rooted at rank 0, whose subtrees are runs of ranks).  A rank's own
  * partial is the run [v, e): its children's PARTs merged in order ("mine
  * (op) the child's", into the child's message) while each starts at e;
- * the first child past its due time, or one whose PART is cut short (it
- * lists a child of its own: it forwards), closes it, and every later
- * child is given up too, also one whose PART came already (held in its
- * slot: given up when ours goes, with no wait and no premature mark).  So
+ * the first child past its due time, or one whose PART is cut short
+ * (ends before its subtree does: it, or a forwarder below it, forwards the
+ * rest) closes it, and every later child is given up too, without a
+ * premature mark, also one whose PART came already (held in its slot:
+ * given up when ours goes, with no wait).  So
  * a PART is one run, [v, e).  What a forwarder gathers (given-up PARTs,
  * routed FWDs) and what rank 0 gathers are runs kept sorted, merged with
  * a neighbour as soon as they touch ("left (op) right", hold), and a FWD
@@ -758,8 +759,9 @@ static int send_fwd(lrt *s) {
   rc = packed_size(s, subtree(s->v, s->P), fwd_runs(s, s->v), &cap);
   if (rc == MPI_SUCCESS && (s->fwdbuf = malloc((size_t)cap)) == NULL)
     rc = MPI_ERR_NO_MEM;
-  if (rc == MPI_SUCCESS && s->inorder && s->nheld > fwd_runs(s, s->v))
-    rc = MPI_ERR_INTERN;
+  if (rc == MPI_SUCCESS && s->inorder &&
+      (s->nheld < 1 || s->nheld > fwd_runs(s, s->v)))
+    rc = MPI_ERR_INTERN; /* a forwarder has at least a given-up child's */
   if (rc == MPI_SUCCESS && s->inorder)
     rc = write_message(s, s->fwdbuf, cap, s->nheld, s->held, &pos);
   else if (rc == MPI_SUCCESS)
