@@ -117,8 +117,8 @@
  * (ends before its subtree does: it, or a forwarder below it, forwards the
  * rest) closes it, and every later child is given up too, without a
  * premature mark, also one whose PART came already (held in its slot:
- * given up when ours goes, with no wait).  So
- * a PART is one run, [v, e).  What a forwarder gathers (given-up PARTs,
+ * given up when ours goes, with no wait).  So a PART is one run, [v, e).
+ * What a forwarder gathers (given-up PARTs,
  * routed FWDs) and what rank 0 gathers are runs kept sorted, merged with
  * a neighbour as soon as they touch ("left (op) right", hold), and a FWD
  * carries its runs, usually one: a PART cut short by a forwarder further
@@ -250,10 +250,10 @@ typedef struct lrt {
   int *routes;
   /* in order (a non-commutative op): the tree is over the ranks
    * themselves (base 0; else base is the root); our partial holds the
-   * ranks [v, e): children merge in order from next until one is given
-   * up or cut short (closed); what we forward, and rank 0 everything, is
+   * ranks [v, e): children merge in order from next while the next one
+   * starts at e (taking_next); what we forward, and rank 0 everything, is
    * held as runs of ranks sorted by lo, neighbours merged (held) */
-  int base, inorder, e, next, closed;
+  int base, inorder, e, next;
   lrt_piece *held, *runs; /* runs: a message's, (P + 1) / 2 at most */
   int nheld, capheld;
   int stride; /* a raw partial's room in a message: datasize, aligned */
@@ -571,12 +571,9 @@ static int merge(lrt *s, char *buf, int len, int kid, int from) {
   } else if (s->inorder && (r != 1 || runs[0].lo != s->e || kid != s->next)) {
     rc = MPI_ERR_INTERN; /* merge_next takes the next one only */
   } else if (s->inorder) {
-    /* cut short (it, or a forwarder below it, forwards the rest): no
-     * later child may follow */
     rc = pat_local_combine(s->acc, in, c->count, c->datatype, c->op);
     s->acc = in;
     s->e = runs[0].hi;
-    s->closed = s->e != s->kid[kid].v + subtree(s->kid[kid].v, s->P);
   } else if (s->acc_empty) {
     s->acc_empty = 0;
     s->acc = in;
@@ -592,12 +589,20 @@ static int merge(lrt *s, char *buf, int len, int kid, int from) {
   return rc;
 }
 
+/* In order, before our PART goes: whether the next child may still be
+ * merged, i.e. it starts where our partial ends (the children's subtrees
+ * follow one another; a child's PART cut short, ending before its subtree
+ * does because it or a forwarder below it forwards the rest, leaves a gap
+ * before the next: the partial is closed, every later child given up). */
+static int taking_next(const lrt *s) {
+  return s->next < s->nkids && s->kid[s->next].v == s->e;
+}
+
 /* In order, before our PART goes: the children that came are merged in
- * order while the partial is [v, e) with nothing missing; one cut short
- * closes it (merge). */
+ * order while the partial is [v, e) with nothing missing. */
 static int merge_next(lrt *s) {
   int rc = MPI_SUCCESS;
-  while (rc == MPI_SUCCESS && !s->closed && s->next < s->nkids &&
+  while (rc == MPI_SUCCESS && taking_next(s) &&
          s->kid[s->next].state == K_ARRIVED) {
     s->kid[s->next].state = K_MERGED;
     rc = merge(s, s->kid[s->next].buf, s->kid[s->next].len, s->next, -1);
@@ -780,8 +785,7 @@ static int send_fwd(lrt *s) {
 static int ready(const lrt *s) {
   double now = -1.0;
   if (s->inorder)
-    return s->closed || s->next == s->nkids ||
-           PMPI_Wtime() >= s->kid[s->next].due;
+    return !taking_next(s) || PMPI_Wtime() >= s->kid[s->next].due;
   for (int j = 0; j < s->nkids; j++)
     if (s->kid[j].state == K_WAIT) {
       if (now < 0)
@@ -797,7 +801,7 @@ static int ready(const lrt *s) {
 static double next_due(const lrt *s) {
   double d = -1.0 / 0.0;
   if (s->inorder)
-    return s->closed || s->next == s->nkids ? d : s->kid[s->next].due;
+    return !taking_next(s) ? d : s->kid[s->next].due;
   for (int j = 0; j < s->nkids; j++)
     if (s->kid[j].state == K_WAIT && s->kid[j].due > d)
       d = s->kid[j].due;
