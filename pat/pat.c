@@ -152,6 +152,10 @@ struct pat_state {
   int stretch;
   long soon;
   int every; /* the current call's interval (0: none), pace included */
+  /* that interval before the pace, for a call of quiet_bytes (NAN: the
+   * model was refitted since it was computed): see pat_state_quiet */
+  int base_every;
+  double quiet_bytes;
   /* what predicted was last computed from: the predictor's observations
    * (-1: none) and the rounding grid (it changes only with them) */
   long pred_seen;
@@ -289,6 +293,7 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
   ps->xcall = -1;
   ps->stretch = 1;
   ps->soon = -1;
+  ps->quiet_bytes = NAN;
   ps->pred_seen = -1;
   ps->xexit = NAN;
   kept_reset(ps->call);
@@ -482,10 +487,13 @@ void pat_state_pace(pat_state *ps, int stretch, long soon) {
 int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
   int rc, every, automatic = ps->cfg->exchange_interval < 0;
   pat_model m;
+  int observed = 0;
+  ps->quiet_bytes = NAN;
   if (pat_state_model(ps, &m))
     every = pat_exchange_interval(&m, bytes, ps->nranks);
   else /* no model yet: exchange every call (auto) until one is fitted */
     every = automatic ? 1 : ps->cfg->exchange_interval;
+  ps->base_every = every;
   if (automatic) /* the client's pace */
     every = (long)every * ps->stretch < PAT_EXCHANGE_MAX_EVERY
                 ? every * ps->stretch
@@ -498,6 +506,7 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
   /* complete and observe what is due: the same calls on every rank */
   while (rc == MPI_SUCCESS && ps->npending > 0 &&
          ps->fifo[ps->head].due <= ps->calls) {
+    observed = 1;
     rc = observe(ps, &ps->fifo[ps->head]);
     ps->head = (ps->head + 1) % PAT_EXCHANGE_SLOTS;
     ps->npending--;
@@ -530,8 +539,41 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
     ps->npending++;
   }
   kept_reset(ps->call);
+  /* an observation may have refitted the model, and with it the interval */
+  if (rc == MPI_SUCCESS && !observed)
+    ps->quiet_bytes = bytes;
   return rc;
 }
+
+/* The interval a call of bytes arriving now would use, pace included:
+ * -1 if it cannot be told without arriving.  (pat_state_arrive computes
+ * it from the model, which changes only when an observation refits it.) */
+static int interval_now(const pat_state *ps, double bytes) {
+  int every = ps->base_every;
+  if (!(bytes == ps->quiet_bytes))
+    return -1;
+  if (ps->cfg->exchange_interval < 0) /* automatic: the client's pace */
+    every = (long)every * ps->stretch < PAT_EXCHANGE_MAX_EVERY
+                ? every * ps->stretch
+                : PAT_EXCHANGE_MAX_EVERY;
+  return every;
+}
+
+int pat_state_quiet(const pat_state *ps, double bytes) {
+  long k = ps->calls;
+  int every = interval_now(ps, bytes);
+  int automatic = ps->cfg->exchange_interval < 0;
+  if (every < 0 || ps->npending > 0)
+    return 0;
+  if (every > 0 && (k % every == 0 || (k + 1) % every == 0))
+    return 0; /* it exchanges, or samples for the next call's exchange */
+  if (automatic && (ps->soon == k || ps->soon == k + 1))
+    return 0;
+  return ps->global_clock || ps->cfg->clock_refresh <= 0 ||
+         (k + 1) % ps->cfg->clock_refresh != 0;
+}
+
+void pat_state_skip(pat_state *ps) { ps->calls++; }
 
 void pat_state_transfer_sample(pat_state *ps, double bytes, double seconds) {
   kept_add(&ps->call[TRANSFER], bytes, seconds);

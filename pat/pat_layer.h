@@ -104,6 +104,17 @@ void pat_state_combine_sample(pat_state *ps, double bytes, double seconds);
  * offsets when due. */
 int pat_state_depart(pat_state *ps, double bytes);
 
+/* 1 if a call of bytes per message arriving now needs nothing of the
+ * layer: it starts no exchange, measures nothing for the next one, has
+ * none to complete or progress, refreshes no clock, and its interval and
+ * predictions are those of the call before (no observation since, the
+ * same size).  Such a call may skip pat_state_arrive, the prediction and
+ * pat_state_depart, and be counted with pat_state_skip instead: the layer
+ * then stands as if it had arrived and departed.  The same on every rank
+ * (exchanged data and the call's arguments). */
+int pat_state_quiet(const pat_state *ps, double bytes);
+void pat_state_skip(pat_state *ps);
+
 /* ---- the model fit (pat/fit.c, no MPI) ---------------------------------- */
 
 /* Of each kind of sample, the fit uses at most this many (the last ones);

@@ -71,4 +71,20 @@ int pat_auto_blind(const pat_auto *a);
  * that should exchange whatever the interval (-1: none). */
 void pat_auto_pace(const pat_auto *a, int *stretch, long *soon);
 
+/* Quiet calls (auto.c): a call that is not exchanged, after two that
+ * decided alike from the same inputs and state with nothing heard since,
+ * is served their row without deciding.  pat_auto_set_quiet(a, 0)
+ * decides every call in full (the tests' reference); quiet_calls: the
+ * calls served so. */
+void pat_auto_set_quiet(pat_auto *a, int on);
+
+/* The same for a call whose predicted arrivals are known to be those of
+ * the call before (params' arrivals are not read: nothing was observed
+ * since, so the PAT layer predicts the same): 1 with the row in *chosen
+ * when the last pick stands, a row that does not plan with arrivals. */
+int pat_auto_standing(pat_auto *a, const pat_sched_params *params,
+                      const pat_call_props *props, long call,
+                      pat_reduce_alg *chosen);
+unsigned long pat_auto_quiet_calls(const pat_auto *a);
+
 #endif /* PAT_AUTO_H */

@@ -140,7 +140,14 @@ typedef struct pat_alg_row {
   const char *description;
   pat_build_fn build;
   pat_run_fn run;
-  pat_choose_fn choose;    /* or a row that picks another per call (auto) */
+  pat_choose_fn choose; /* or a row that picks another per call (auto) */
+  /* A row that picks: 1 with the row in *chosen when its last pick stands
+   * for call (nothing it decides from changed since; it sets call->model
+   * as its pick would), asked only where the PAT layer has nothing to do
+   * at the call (pat_state_quiet): the call then runs that row without
+   * arriving, predicting or deciding.  NULL: every call decides. */
+  int (*standing)(pat_call *call, const pat_call_props *props,
+                  pat_reduce_alg *chosen);
   unsigned needs;          /* PAT_NEEDS_* */
   int min_count;           /* smallest count served */
   pat_reduce_alg fallback; /* used when a restriction fails */

@@ -1103,6 +1103,140 @@ static void same_inputs_same_choice(void **state) {
   pat_auto_free(y);
 }
 
+/* Drives two autos alike, au with quiet calls and ref deciding every call
+ * in full, as the PAT layer would at auto's pace: call k is exchanged when
+ * it is a multiple of E times auto's stretch (up to
+ * PAT_EXCHANGE_MAX_EVERY) or the call auto asked for, observed lag calls
+ * later with its real arrivals (which the following calls are predicted
+ * to repeat: the `last` predictor), its realized time with the next
+ * exchanged call's observation; each row takes its estimate times a
+ * factor (clairvoyant 1.3) and a jitter of up to 25%.  The arrivals:
+ * balanced, the last rank late, a flip every call, balanced, a random
+ * rank late; then a prediction that stands still while what is heard
+ * changes the choice (the last rank predicted late: balanced arrivals,
+ * then the last rank late indeed).  Every call's row, switch and pace
+ * must be alike; returns the calls au served quietly. */
+static unsigned long quiet_against_full(int P, int count, int E, int calls,
+                                        unsigned long *stood) {
+  pat_sched_params p = params(P, count, NULL);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = count};
+  double d = pat_sched_round_cost(&p);
+  double *actual = calloc((size_t)calls * P, sizeof *actual);
+  double *planned = calloc((size_t)calls * P, sizeof *planned);
+  double *pred = calloc((size_t)P, sizeof *pred);
+  pat_reduce_alg *ran = calloc((size_t)calls, sizeof *ran);
+  long *xs = calloc((size_t)calls, sizeof *xs);
+  pat_auto *au = pat_auto_alloc(P), *ref = pat_auto_alloc(P);
+  int lag = pat_exchange_lag(P), nx = 0, stretch = 1;
+  long soon = -1;
+  unsigned long seed = 12345, quiet;
+  assert_non_null(actual);
+  assert_non_null(planned);
+  assert_non_null(pred);
+  assert_non_null(ran);
+  assert_non_null(xs);
+  pat_auto_set_quiet(ref, 0);
+  for (int k = 0; k < calls; k++) {
+    double *a = actual + (size_t)k * P;
+    int every = E * stretch < PAT_EXCHANGE_MAX_EVERY ? E * stretch
+                                                     : PAT_EXCHANGE_MAX_EVERY;
+    int exchanged = k % every == 0 || k == soon, sw_au, sw_ref, st;
+    /* the PAT layer has nothing to do (pat_state_quiet): no exchange now
+     * or next, none pending, nothing observed */
+    int layer_quiet = !exchanged && (k + 1) % every != 0 && soon != k + 1 &&
+                      (nx == 0 || xs[nx - 1] + lag < k) && k != 1200;
+    long so;
+    pat_reduce_alg r_au, r_ref;
+    seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+    for (int r = 0; r < P; r++)
+      a[r] = k < 300    ? 0
+             : k < 600  ? (r == P - 1) * 4 * d
+             : k < 700  ? (k % 2 ? r == 0 : r == P - 1) * 4 * d
+             : k < 1000 ? 0
+             : k < 1200 ? (r == (int)((seed >> 33) % (unsigned)P)) * d
+             : k < 1500 ? 0
+                        : (r == P - 1) * 4 * d;
+    /* what is observed by now: exchanged call x, lag calls later, with
+     * the realized time of the exchanged call before it */
+    for (int i = 0; i < nx; i++)
+      if (xs[i] + lag == k) {
+        long x = xs[i];
+        layer_quiet = 0;
+        pat_auto_observed(au, actual + (size_t)x * P, x);
+        pat_auto_observed(ref, actual + (size_t)x * P, x);
+        if (k < 1200)
+          memcpy(pred, actual + (size_t)x * P, (size_t)P * sizeof *pred);
+        if (i > 0) {
+          long w = xs[i - 1];
+          pat_sched_params q = p;
+          double jitter, t;
+          seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+          jitter = 1 + 0.25 * (double)((seed >> 33) % 1000) / 1000;
+          q.arrivals = planned + (size_t)w * P;
+          t = realized(ran[w], &q, actual + (size_t)w * P,
+                       (ran[w] == PAT_REDUCE_ALG_CLAIRVOYANT ? 1.3 : 1) *
+                           jitter);
+          pat_auto_realized(au, w, t);
+          pat_auto_realized(ref, w, t);
+        }
+      }
+    if (k == 1200)
+      for (int r = 0; r < P; r++)
+        pred[r] = (r == P - 1) * 4 * d;
+    p.arrivals = pred;
+    memcpy(planned + (size_t)k * P, pred, (size_t)P * sizeof *pred);
+    sw_au = 0;
+    if (layer_quiet && pat_auto_standing(au, &p, &props, k, &r_au))
+      (*stood)++;
+    else
+      r_au = pat_auto_decide(au, &p, &props, k, exchanged, NULL, -1, &sw_au);
+    r_ref = pat_auto_decide(ref, &p, &props, k, exchanged, NULL, -1, &sw_ref);
+    assert_int_equal(r_au, r_ref);
+    assert_int_equal(sw_au, sw_ref);
+    ran[k] = r_au;
+    if (exchanged)
+      xs[nx++] = k;
+    pat_auto_pace(au, &stretch, &soon);
+    pat_auto_pace(ref, &st, &so);
+    assert_int_equal(stretch, st);
+    assert_int_equal(soon, so);
+  }
+  quiet = pat_auto_quiet_calls(au);
+  assert_int_equal(pat_auto_quiet_calls(ref), 0);
+  pat_auto_free(au);
+  pat_auto_free(ref);
+  free(actual);
+  free(planned);
+  free(pred);
+  free(ran);
+  free(xs);
+  return quiet;
+}
+
+/* A call that is not exchanged, after two that decided alike from the
+ * same inputs and state, is served their row without deciding (auto.c,
+ * "Quiet calls"): the same rows, switches and pace as deciding every
+ * call, 8 B (an exchange every 8th call, stretched) and 64 KiB (every
+ * call, stretched), with every row a candidate and with binomial alone. */
+static void quiet_calls_decide_as_full_ones(void **state) {
+  enum { CALLS = 1800 };
+  unsigned long small, large, alone, stood[3] = {0, 0, 0};
+  (void)state;
+  small = quiet_against_full(32, 1, PAT_EXCHANGE_SMALL_EVERY, CALLS, &stood[0]);
+  large = quiet_against_full(16, 8192, 1, CALLS, &stood[1]);
+  setenv("PAT_REDUCE_ALGORITHM", "binomial,native", 1);
+  pat_reduce_config_reload();
+  alone = quiet_against_full(16, 1, PAT_EXCHANGE_SMALL_EVERY, CALLS, &stood[2]);
+  print_message("quiet calls of %d (standing): %lu (%lu) at 8 B, %lu (%lu) at "
+                "64 KiB, %lu (%lu) at 8 B with binomial alone\n",
+                CALLS, small, stood[0], large, stood[1], alone, stood[2]);
+  assert_true(small > CALLS / 2);
+  assert_true(large > CALLS / 4);
+  assert_true(alone > 3 * CALLS / 4);
+  for (int i = 0; i < 3; i++)
+    assert_true(stood[i] > CALLS / 4);
+}
+
 /* PAT_REDUCE_ALGORITHM as a list: auto picks among those rows, or among
  * all when none of them serves the call. */
 static void picks_among_the_listed_rows(void **state) {
@@ -1178,6 +1312,7 @@ int main(void) {
       cmocka_unit_test_teardown(trial_on_exchanged_calls, reset_env),
       cmocka_unit_test_teardown(no_trial_beyond_the_ring, reset_env),
       cmocka_unit_test_teardown(same_inputs_same_choice, reset_env),
+      cmocka_unit_test_teardown(quiet_calls_decide_as_full_ones, reset_env),
       cmocka_unit_test_teardown(picks_among_the_listed_rows, reset_env),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
