@@ -57,6 +57,7 @@
  * measurement.  Until a model is known the prediction is balanced, for
  * which the greedy tree does not depend on it.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -571,6 +572,28 @@ int pat_state_quiet(const pat_state *ps, double bytes) {
     return 0;
   return ps->global_clock || ps->cfg->clock_refresh <= 0 ||
          (k + 1) % ps->cfg->clock_refresh != 0;
+}
+
+/* The next call from k on that is a multiple of every (every > 0). */
+static long next_multiple(long k, long every) {
+  return (k + every - 1) / every * every;
+}
+
+long pat_state_quiet_through(const pat_state *ps, double bytes) {
+  long k = ps->calls, through = LONG_MAX;
+  int every = interval_now(ps, bytes);
+  if (!pat_state_quiet(ps, bytes))
+    return k - 1;
+  /* the calls before the next exchange's: it and the one sampling for it
+   * are not quiet */
+  if (every > 0)
+    through = next_multiple(k + 1, every) - 2;
+  if (ps->cfg->exchange_interval < 0 && ps->soon > k && ps->soon - 2 < through)
+    through = ps->soon - 2;
+  if (!ps->global_clock && ps->cfg->clock_refresh > 0 &&
+      next_multiple(k + 1, ps->cfg->clock_refresh) - 2 < through)
+    through = next_multiple(k + 1, ps->cfg->clock_refresh) - 2;
+  return through;
 }
 
 void pat_state_skip(pat_state *ps) { ps->calls++; }

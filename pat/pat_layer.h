@@ -115,6 +115,13 @@ int pat_state_depart(pat_state *ps, double bytes);
 int pat_state_quiet(const pat_state *ps, double bytes);
 void pat_state_skip(pat_state *ps);
 
+/* The last call up to which every call of bytes is quiet, from the
+ * current one on, while the calls in between only skip (pat_state_skip):
+ * the one before the next that exchanges or samples for an exchange, or
+ * refreshes the clock (LONG_MAX: none ever; less than the current call:
+ * it is not quiet). */
+long pat_state_quiet_through(const pat_state *ps, double bytes);
+
 /* ---- the model fit (pat/fit.c, no MPI) ---------------------------------- */
 
 /* Of each kind of sample, the fit uses at most this many (the last ones);

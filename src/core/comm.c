@@ -78,6 +78,7 @@ struct pat_comm_state {
     size_t bytes;
     int lent;
   } scratch[PAT_SCRATCH_KINDS];
+  pat_standing standing; /* a picking row's standing pick (dispatch.c) */
   /* tracing (pat_trace_start): the caller's buffer, NULL when off */
   int trace_on;
   pat_trace_event *trace;
@@ -334,6 +335,7 @@ int pat_comm_state_get(MPI_Comm comm, pat_comm_state **out) {
     goto out;
   }
   st->priv = MPI_COMM_NULL;
+  st->standing.through = -1;
   rc = private_comm(comm, &st->priv);
   if (rc != MPI_SUCCESS)
     goto fail;
@@ -482,6 +484,10 @@ unsigned long pat_comm_state_builds(const pat_comm_state *st) {
 
 unsigned long pat_comm_state_calls(const pat_comm_state *st) {
   return st->calls;
+}
+
+pat_standing *pat_comm_state_standing(pat_comm_state *st) {
+  return &st->standing;
 }
 
 void pat_comm_state_set_last(pat_comm_state *st, pat_reduce_alg alg) {

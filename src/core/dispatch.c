@@ -567,10 +567,45 @@ static int run_remembered(repeat *r, pat_call *c, pat_reduce_alg chosen) {
 static int standing_pick(pat_call *c, const pat_call_props *props,
                          pat_reduce_alg picker, pat_reduce_alg *chosen) {
   const pat_alg_row *row = pat_alg_table[picker];
-  return row->standing != NULL && c->count > 0 &&
-         pat_comm_state_has_pat(c->state) &&
-         pat_comm_state_pat(c->state, &c->pat) == MPI_SUCCESS &&
-         pat_state_quiet(c->pat, c->bytes) && row->standing(c, props, chosen);
+  pat_standing *sd = pat_comm_state_standing(c->state);
+  const pat_config *cfg = pat_config_get();
+  long call;
+  if (row->standing == NULL || c->count <= 0 ||
+      !pat_comm_state_has_pat(c->state) ||
+      pat_comm_state_pat(c->state, &c->pat) != MPI_SUCCESS)
+    return 0;
+  call = pat_state_calls(c->pat);
+  /* the calls the last pick was found to stand for: not asked again */
+  if (sd->next == call && call <= sd->through && sd->picker == picker &&
+      sd->count == c->count && sd->root == c->root &&
+      sd->in_place == c->in_place && sd->bytes == c->bytes &&
+      sd->commutative == c->commutative &&
+      sd->contiguous == c->type.contiguous && sd->cfg == cfg &&
+      sd->generation == pat_config_generation()) {
+    *chosen = sd->row;
+    c->model = sd->model;
+    sd->next++;
+    return 1;
+  }
+  sd->through = -1;
+  if (!pat_state_quiet(c->pat, c->bytes) || !row->standing(c, props, chosen))
+    return 0;
+  /* it stands until the PAT layer has work again (nothing is heard
+   * before): the calls after this one up to then are served from here */
+  *sd = (pat_standing){.next = call + 1,
+                       .through = pat_state_quiet_through(c->pat, c->bytes),
+                       .picker = picker,
+                       .row = *chosen,
+                       .count = c->count,
+                       .root = c->root,
+                       .in_place = c->in_place,
+                       .commutative = c->commutative,
+                       .contiguous = c->type.contiguous,
+                       .bytes = c->bytes,
+                       .model = c->model,
+                       .cfg = cfg,
+                       .generation = pat_config_generation()};
+  return 1;
 }
 
 /* A call once checked, its state found, its tag taken: the PAT layer's

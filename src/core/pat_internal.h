@@ -576,6 +576,22 @@ unsigned long pat_comm_states_freed(void);
 /* The first tag of the next call; advances the call sequence number. */
 int pat_comm_state_next_tag(pat_comm_state *st);
 
+/* A picking row's pick that stands for the communicator's calls numbered
+ * next..through by its PAT layer, as long as they repeat the call that
+ * set it (count, root, in place, bytes, op and datatype facts, the
+ * configuration): dispatch.c runs them without asking the row (see
+ * standing_pick).  through < next: none. */
+typedef struct pat_standing {
+  long next, through;
+  pat_reduce_alg picker, row;
+  int count, root, in_place, commutative, contiguous;
+  double bytes;
+  pat_model model;
+  const pat_config *cfg;
+  unsigned long generation;
+} pat_standing;
+pat_standing *pat_comm_state_standing(pat_comm_state *st);
+
 void pat_comm_state_set_last(pat_comm_state *st, pat_reduce_alg alg);
 int pat_comm_state_last(const pat_comm_state *st, pat_reduce_alg *alg);
 unsigned long pat_comm_state_calls(const pat_comm_state *st);

@@ -23,6 +23,12 @@
  * test_patlayer wrong: predictions that are badly wrong (the late rank
  *   moves every call; the oracle is told the opposite of the truth) still
  *   give right results, for commutative and non-commutative ops.
+ * test_patlayer quiet: the layer driven call by call as the dispatcher
+ *   does, with a pace that changes (stretched, a call asked for at once):
+ *   where pat_state_quiet says a call needs nothing, the calls up to
+ *   pat_state_quiet_through are skipped (pat_state_skip) and each must
+ *   be quiet, the one after not; every 64th call (an exchange whatever
+ *   the pace) and the call sampling for it must have arrived.
  */
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +38,8 @@
 
 #include <mpi.h>
 
+#include "core/pat_internal.h"
+#include "pat/pat_layer.h"
 #include "reduce/pat_pat.h"
 #include "reduce/pat_reduce.h"
 #include "reduce/pat_schedule.h"
@@ -163,6 +171,55 @@ static void test_exchange(void) {
   pat_clock_debug_skew(0);
 }
 
+static void test_quiet(void) {
+  /* the ctest sets PAT_REDUCE_ROUND_COST=1us (8 B: an exchange every 8th
+   * call, paced) and PAT_REDUCE_CLOCK_REFRESH */
+  enum { CALLS = 3000 };
+  const double bytes = 8;
+  static char arrived[CALLS + 1];
+  int stretch = 1, skipped = 0;
+  long soon = -1;
+  MPI_Comm comm;
+  pat_comm_state *st = NULL;
+  pat_state *ps = NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  check(pat_comm_state_get(comm, &st) == MPI_SUCCESS &&
+            pat_comm_state_pat(st, &ps) == MPI_SUCCESS,
+        "call %d: no PAT layer", 0);
+  while (ps != NULL && pat_state_calls(ps) < CALLS) {
+    long k = pat_state_calls(ps), through;
+    double stamp;
+    if (!pat_state_quiet(ps, bytes)) {
+      arrived[k] = 1;
+      check(pat_state_arrive(ps, bytes, &stamp) == MPI_SUCCESS &&
+                pat_state_depart(ps, bytes) == MPI_SUCCESS,
+            "call %d: arrive or depart failed", (int)k);
+      /* a pace as auto's: stretched by turns, a call asked for at once */
+      stretch = k % 700 < 350 ? 1 << (k / 100 % 4) : 1;
+      soon = k % 97 == 0 ? k + 5 : soon;
+      pat_state_pace(ps, stretch, soon);
+      continue;
+    }
+    through = pat_state_quiet_through(ps, bytes);
+    check(through >= k, "call %d: quiet, but through before it", (int)k);
+    for (long j = k; j <= through && j < CALLS; j++) {
+      check(pat_state_quiet(ps, bytes), "call %d: not quiet within through",
+            (int)j);
+      pat_state_skip(ps);
+      skipped++;
+    }
+    if (through < CALLS)
+      check(!pat_state_quiet(ps, bytes), "call %d: quiet after through",
+            (int)through + 1);
+  }
+  for (int k = PAT_EXCHANGE_MAX_EVERY; k < CALLS; k += PAT_EXCHANGE_MAX_EVERY)
+    check(arrived[k] && arrived[k - 1], "call %d: an exchange skipped", k);
+  if (rank == 0)
+    printf("test_patlayer quiet: %d of %d calls skipped\n", skipped, CALLS);
+  check(skipped > CALLS / 2, "%d: too few calls skipped", skipped);
+  MPI_Comm_free(&comm);
+}
+
 /* 2x2 unsigned matrix product, a non-commutative op */
 static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt) {
   unsigned *a = in, *b = inout;
@@ -287,6 +344,8 @@ int main(int argc, char **argv) {
     test_exchange();
   else if (strcmp(mode, "wrong") == 0)
     test_wrong();
+  else if (strcmp(mode, "quiet") == 0)
+    test_quiet();
   else
     test_hash();
   total[0] = checks - failures;
