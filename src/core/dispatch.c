@@ -560,10 +560,16 @@ static int run_remembered(repeat *r, pat_call *c, pat_reduce_alg chosen) {
 /* A quiet call of a row that picks (auto): on a communicator with a PAT
  * layer that has nothing to do at the call (pat_state_quiet), the row's
  * last pick, if it stands (pat_alg_row.standing); c->pat is set.  Such a
- * call runs that row without arriving, predicting or deciding: measured
- * (8 ranks on 2 cores, 8 B and 4 KiB, balanced) the PAT layer's and the
- * decision's work, though a few hundred instructions, made auto's calls
- * 1.03-1.09x binomial's; without it they take binomial's time. */
+ * call runs that row without arriving, predicting or deciding.  Once the
+ * row said its pick stands, it stands for the calls that repeat this
+ * one's facts until the PAT layer has work again
+ * (pat_state_quiet_through): they are not asked again (pat_standing).
+ * The work skipped is a few hundred instructions, but on a node with
+ * more ranks than cores the cache lines it touches are cold in every
+ * call: 8 ranks on 2 cores, 8 B, balanced, the root's median time of
+ * auto's calls between exchanges was 1.05x binomial's when auto decided
+ * every call, 1.03x when it was asked whether its pick stands, the same
+ * as binomial's with the pick kept (tests/mpi/test_patlayer.c quiet). */
 static int standing_pick(pat_call *c, const pat_call_props *props,
                          pat_reduce_alg picker, pat_reduce_alg *chosen) {
   const pat_alg_row *row = pat_alg_table[picker];
