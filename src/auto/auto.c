@@ -678,16 +678,12 @@ static double under(pat_reduce_alg alg, const pat_sched_params *p,
   return row_estimate(l, (int)alg, &q);
 }
 
-/* The same call, the same model; the arrivals are not compared. */
-static int same_call(const pat_sched_params *a, const pat_sched_params *b) {
+static int same_inputs(const pat_sched_params *a, const pat_sched_params *b) {
   return a->nranks == b->nranks && a->root == b->root && a->count == b->count &&
          a->commutative == b->commutative && a->in_place == b->in_place &&
          memcmp(&a->model, &b->model, sizeof a->model) == 0 &&
-         memcmp(&a->elem_size, &b->elem_size, sizeof a->elem_size) == 0;
-}
-
-static int same_inputs(const pat_sched_params *a, const pat_sched_params *b) {
-  return same_call(a, b) && (a->arrivals == NULL) == (b->arrivals == NULL) &&
+         memcmp(&a->elem_size, &b->elem_size, sizeof a->elem_size) == 0 &&
+         (a->arrivals == NULL) == (b->arrivals == NULL) &&
          (a->arrivals == NULL ||
           memcmp(a->arrivals, b->arrivals,
                  (size_t)a->nranks * sizeof *a->arrivals) == 0);
@@ -1261,6 +1257,22 @@ void pat_auto_pace(const pat_auto *s, int *stretch, long *soon) {
   *soon = s->soon;
 }
 
+/* Whether call (parameters p, class l) is skimmed: its aware choice is
+ * not made (see decide); one that is not keeps the predicted spread. */
+static int skimmed(const pat_auto *s, learned *l, const pat_sched_params *p,
+                   long call) {
+  int skim = call >= 0 && l->blind_mode &&
+             l->scored - l->mode_at >= PAT_AUTO_WINDOW &&
+             call % PAT_AUTO_SKIM != 0 && call != s->soon;
+  if (call >= 0 && p->arrivals != NULL) {
+    double spread = pat_sched_spread(p);
+    skim = skim && spread <= 2 * l->skim_spread;
+    if (!skim)
+      l->skim_spread = spread;
+  }
+  return skim;
+}
+
 /* One call's choice, decided in full (pat_auto_decide). */
 static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
                              const pat_call_props *props, long call,
@@ -1279,15 +1291,7 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
    * score, on every PAT_AUTO_SKIM-th call, or at once where the predicted
    * arrivals spread more than twice as wide as at the last one (a late
    * rank appeared: a pattern that changes is seen as soon as without) */
-  skim = call >= 0 && l->blind_mode &&
-         l->scored - l->mode_at >= PAT_AUTO_WINDOW &&
-         call % PAT_AUTO_SKIM != 0 && call != s->soon;
-  if (call >= 0 && p->arrivals != NULL) {
-    double spread = pat_sched_spread(p);
-    skim = skim && spread <= 2 * l->skim_spread;
-    if (!skim)
-      l->skim_spread = spread;
-  }
+  skim = skimmed(s, l, p, call);
   choose(s, p, props, skim);
   score(s, observed, observed_call);
   s->settled_now = 0;
@@ -1372,11 +1376,15 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
  * (quiet_state_of: the values a decision reads and may change; what else
  * it writes caches its inputs, or is the aware choice, which a call runs
  * only when the mode is aware, and then it is not skimmed), the next one
- * decides the same again: it is served that row without deciding.  The
- * conditions come from the call's arguments and exchanged data, so every
- * rank takes this path at the same calls.  unit_auto
- * quiet_calls_decide_as_full_ones: the rows of every call alike with and
- * without it. */
+ * decides the same again: it is served that row without deciding, and
+ * keeps what a decision would that depends on the call's number (whether
+ * it is skimmed, and so the spread it keeps: quiet_serve).  A quiet call
+ * decides as a full decision would, so the ranks decide alike whichever
+ * path each takes (the root of a call in place, whose parameters alone
+ * say so, may take the full one where the others take this one).
+ * unit_auto quiet_calls_decide_as_full_ones: the rows of every call alike
+ * with and without it, at automatic intervals and at a set one of 5 (a
+ * skimmed exchanged call: the spread matters). */
 static void quiet_state_of(const pat_auto *s, pat_reduce_alg run,
                            long v[QUIET_STATE]) {
   const learned *l = &s->cls[s->cur];
@@ -1387,21 +1395,22 @@ static void quiet_state_of(const pat_auto *s, pat_reduce_alg run,
   memcpy(v, state, sizeof state);
 }
 
-/* The inputs of the call are those of the last quiet call (arrivals: and
- * so are the predicted arrivals; else they are known to be). */
+/* The inputs of the call are those of the last quiet call. */
 static int quiet_inputs(const pat_auto *s, const pat_sched_params *p,
-                        const pat_call_props *props, int arrivals) {
+                        const pat_call_props *props) {
   return s->quiet_cfg == pat_config_get() &&
          s->quiet_gen == pat_config_generation() &&
          props->commutative == s->quiet_props.commutative &&
          props->contiguous == s->quiet_props.contiguous &&
-         props->count == s->quiet_props.count &&
-         (arrivals ? same_inputs(&s->quiet_key, p)
-                   : same_call(&s->quiet_key, p));
+         props->count == s->quiet_props.count && same_inputs(&s->quiet_key, p);
 }
 
-/* Serves quiet call call the last pick. */
+/* Serves quiet call call the last pick, with the one thing a full
+ * decision would write that depends on the call's number: whether it is
+ * skimmed, and so keeps the predicted spread (its inputs are
+ * quiet_key's). */
 static pat_reduce_alg quiet_serve(pat_auto *s, long call) {
+  skimmed(s, &s->cls[s->cur], &s->quiet_key, call);
   s->quiet_call = call;
   s->quiet_calls++;
   s->settled_now = 0;
@@ -1416,7 +1425,7 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
   long v[QUIET_STATE];
   int quiet = call >= 0 && !exchanged && observed == NULL && !s->quiet_off;
   int after = quiet && call == s->quiet_call + 1 && s->heard == s->quiet_heard;
-  if (after && s->quiet_holds && quiet_inputs(s, p, props, 1)) {
+  if (after && s->quiet_holds && quiet_inputs(s, p, props)) {
     *switched = 0;
     return quiet_serve(s, call);
   }
@@ -1426,7 +1435,7 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
   if (!quiet)
     return run;
   quiet_state_of(s, run, v);
-  if (after && !*switched && quiet_inputs(s, p, props, 1) &&
+  if (after && !*switched && quiet_inputs(s, p, props) &&
       memcmp(v, s->quiet_state, sizeof v) == 0)
     s->quiet_holds = 1;
   else if (keep(&s->quiet_key, p)) {
@@ -1448,8 +1457,7 @@ int pat_auto_standing(pat_auto *s, const pat_sched_params *p,
                       pat_reduce_alg *chosen) {
   if (s->quiet_off || !s->quiet_holds || call != s->quiet_call + 1 ||
       s->heard != s->quiet_heard ||
-      pat_alg_table[s->quiet_run]->uses_arrivals ||
-      !quiet_inputs(s, p, props, 0))
+      pat_alg_table[s->quiet_run]->uses_arrivals || !quiet_inputs(s, p, props))
     return 0;
   *chosen = quiet_serve(s, call);
   return 1;
@@ -1515,13 +1523,15 @@ static pat_sched_params call_params(pat_call *c) {
 }
 
 /* A quiet call (the PAT layer has nothing to do at it): the last pick, if
- * it stands (pat_auto_standing), and nothing observed or realized since
- * that auto was not given. */
+ * it stands (pat_auto_standing) for the call and its prediction, and
+ * nothing observed or realized since that auto was not given.  The call
+ * runs without the prediction (the pick does not plan with arrivals). */
 static int auto_standing(pat_call *c, const pat_call_props *props,
                          pat_reduce_alg *chosen) {
   auto_comm *ac = pat_comm_state_alg(c->state, PAT_REDUCE_ALG_AUTO);
   long latest;
   pat_sched_params p;
+  pat_model m;
   if (ac == NULL || c->pat == NULL || c->arrivals != NULL)
     return 0;
   pat_state_observed_nth(c->pat, 0, &latest);
@@ -1530,7 +1540,9 @@ static int auto_standing(pat_call *c, const pat_call_props *props,
   pat_state_realized_nth(c->pat, 0, &latest);
   if (latest > ac->realized)
     return 0;
+  c->arrivals = pat_state_predict(c->pat, c->bytes, &m);
   p = call_params(c);
+  c->arrivals = NULL;
   return pat_auto_standing(ac->a, &p, props, pat_state_calls(c->pat), chosen);
 }
 

@@ -75,13 +75,15 @@ void pat_auto_pace(const pat_auto *a, int *stretch, long *soon);
  * decided alike from the same inputs and state with nothing heard since,
  * is served their row without deciding.  pat_auto_set_quiet(a, 0)
  * decides every call in full (the tests' reference); quiet_calls: the
- * calls served so. */
+ * calls auto served so (not those the dispatcher served from its record
+ * of a standing pick without asking: dispatch.c). */
 void pat_auto_set_quiet(pat_auto *a, int on);
 
-/* The same for a call whose predicted arrivals are known to be those of
- * the call before (params' arrivals are not read: nothing was observed
- * since, so the PAT layer predicts the same): 1 with the row in *chosen
- * when the last pick stands, a row that does not plan with arrivals. */
+/* The same asked before the call is decided (the dispatcher, where the
+ * PAT layer has nothing to do at the call): 1 with the row in *chosen when
+ * the last pick stands for params (its predicted arrivals included) and
+ * is a row that does not plan with arrivals; else 0, and the call is
+ * decided (pat_auto_decide). */
 int pat_auto_standing(pat_auto *a, const pat_sched_params *params,
                       const pat_call_props *props, long call,
                       pat_reduce_alg *chosen);

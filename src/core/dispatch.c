@@ -353,7 +353,8 @@ out:
  * has a PAT layer if and only if it had one then.  A call with a PAT
  * layer (auto, clairvoyant, or any call on a communicator that has one)
  * is served again from its arrival on (serve): the stamps, the
- * prediction, auto's pick are made as in any call.  The schedule is run
+ * prediction, auto's pick are made as in any call (or skipped, as in any
+ * call, where the pick stands: standing_pick).  The schedule is run
  * again without a lookup while the state's schedule cache has not changed
  * (its epoch), the row is the same and plans without arrival times, and
  * the model is the same: exactly the schedule a lookup would find.
@@ -569,7 +570,9 @@ static int run_remembered(repeat *r, pat_call *c, pat_reduce_alg chosen) {
  * call: 8 ranks on 2 cores, 8 B, balanced, the root's median time of
  * auto's calls between exchanges was 1.05x binomial's when auto decided
  * every call, 1.03x when it was asked whether its pick stands, the same
- * as binomial's with the pick kept (tests/mpi/test_patlayer.c quiet). */
+ * as binomial's with the pick kept (a loop of calls between barriers, not
+ * in the tree; tests/mpi/test_patlayer.c quiet checks that no call the
+ * PAT layer needs is skipped). */
 static int standing_pick(pat_call *c, const pat_call_props *props,
                          pat_reduce_alg picker, pat_reduce_alg *chosen) {
   const pat_alg_row *row = pat_alg_table[picker];
@@ -710,7 +713,8 @@ depart:
 }
 
 /* Serves a repeat of r: as the call it repeats, from its serving on (a
- * call with a PAT layer: its arrival, prediction and pick again); its
+ * call with a PAT layer: its arrival, prediction and pick again, unless
+ * the pick stands: standing_pick); its
  * schedule again unless another call has used the schedule cache since
  * (run_remembered). */
 static int run_repeat(repeat *r) {

@@ -27,8 +27,10 @@
  *   does, with a pace that changes (stretched, a call asked for at once):
  *   where pat_state_quiet says a call needs nothing, the calls up to
  *   pat_state_quiet_through are skipped (pat_state_skip) and each must
- *   be quiet, the one after not; every 64th call (an exchange whatever
- *   the pace) and the call sampling for it must have arrived.
+ *   be quiet, the one after not; a quiet call that arrives all the same
+ *   must start no exchange and sample nothing; every 64th call (an
+ *   exchange whatever the pace) and the call sampling for it must have
+ *   arrived.
  */
 #include <math.h>
 #include <stdio.h>
@@ -163,10 +165,11 @@ static void test_exchange(void) {
     for (int r = 0; arr != NULL && r < size; r++)
       worst = fmax(worst, fabs(arr[r] - arr[0] - r));
     if (worst > 0.4 && rank == 0)
-      fprintf(stderr, "test_patlayer exchange: call %d: predicted arrival "
-              "off by %.3f s\n", call, worst);
-    check(worst <= 0.4, "call %d: a rank's stamp is not in its place",
-          call);
+      fprintf(stderr,
+              "test_patlayer exchange: call %d: predicted arrival "
+              "off by %.3f s\n",
+              call, worst);
+    check(worst <= 0.4, "call %d: a rank's stamp is not in its place", call);
   }
   pat_clock_debug_skew(0);
 }
@@ -198,6 +201,16 @@ static void test_quiet(void) {
       stretch = k % 700 < 350 ? 1 << (k / 100 % 4) : 1;
       soon = k % 97 == 0 ? k + 5 : soon;
       pat_state_pace(ps, stretch, soon);
+      continue;
+    }
+    /* now and then a quiet call arrives after all: it must start no
+     * exchange and measure nothing */
+    if (k % 13 == 0) {
+      arrived[k] = 1;
+      check(pat_state_arrive(ps, bytes, &stamp) == MPI_SUCCESS &&
+                !pat_state_exchanging(ps) && !pat_state_sampling(ps) &&
+                pat_state_depart(ps, bytes) == MPI_SUCCESS,
+            "call %d: quiet, but it exchanged or sampled", (int)k);
       continue;
     }
     through = pat_state_quiet_through(ps, bytes);

@@ -1114,10 +1114,11 @@ static void same_inputs_same_choice(void **state) {
  * balanced, the last rank late, a flip every call, balanced, a random
  * rank late; then a prediction that stands still while what is heard
  * changes the choice (the last rank predicted late: balanced arrivals,
- * then the last rank late indeed).  Every call's row, switch and pace
+ * then the last rank late indeed).  wander: every call a rank late by
+ * 1-2.5 d, mostly the last one.  Every call's row, switch and pace
  * must be alike; returns the calls au served quietly. */
 static unsigned long quiet_against_full(int P, int count, int E, int calls,
-                                        unsigned long *stood) {
+                                        int wander, unsigned long *stood) {
   pat_sched_params p = params(P, count, NULL);
   pat_call_props props = {.commutative = 1, .contiguous = 1, .count = count};
   double d = pat_sched_round_cost(&p);
@@ -1144,11 +1145,16 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
     /* the PAT layer has nothing to do (pat_state_quiet): no exchange now
      * or next, none pending, nothing observed */
     int layer_quiet = !exchanged && (k + 1) % every != 0 && soon != k + 1 &&
-                      (nx == 0 || xs[nx - 1] + lag < k) && k != 1200;
+                      (nx == 0 || xs[nx - 1] + lag < k) &&
+                      (wander || k != 1200);
     long so;
     pat_reduce_alg r_au, r_ref;
     seed = seed * 6364136223846793005ul + 1442695040888963407ul;
-    for (int r = 0; r < P; r++)
+    for (int r = 0; wander && r < P; r++) /* mostly the last rank, 1-2.5 d */
+      a[r] = (r ==
+              ((seed >> 50) % 3 ? P - 1 : (int)((seed >> 33) % (unsigned)P))) *
+             (1 + (double)((seed >> 45) % 4) / 2) * d;
+    for (int r = 0; !wander && r < P; r++)
       a[r] = k < 300    ? 0
              : k < 600  ? (r == P - 1) * 4 * d
              : k < 700  ? (k % 2 ? r == 0 : r == P - 1) * 4 * d
@@ -1164,7 +1170,7 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
         layer_quiet = 0;
         pat_auto_observed(au, actual + (size_t)x * P, x);
         pat_auto_observed(ref, actual + (size_t)x * P, x);
-        if (k < 1200)
+        if (k < 1200 || wander)
           memcpy(pred, actual + (size_t)x * P, (size_t)P * sizeof *pred);
         if (i > 0) {
           long w = xs[i - 1];
@@ -1180,7 +1186,7 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
           pat_auto_realized(ref, w, t);
         }
       }
-    if (k == 1200)
+    if (k == 1200 && !wander)
       for (int r = 0; r < P; r++)
         pred[r] = (r == P - 1) * 4 * d;
     p.arrivals = pred;
@@ -1219,20 +1225,35 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
  * call, 8 B (an exchange every 8th call, stretched) and 64 KiB (every
  * call, stretched), with every row a candidate and with binomial alone. */
 static void quiet_calls_decide_as_full_ones(void **state) {
-  enum { CALLS = 1800 };
-  unsigned long small, large, alone, stood[3] = {0, 0, 0};
+  enum { CALLS = 1800, SET_CALLS = 6000 };
+  unsigned long small, large, alone, set, stood[4] = {0, 0, 0, 0};
   (void)state;
-  small = quiet_against_full(32, 1, PAT_EXCHANGE_SMALL_EVERY, CALLS, &stood[0]);
-  large = quiet_against_full(16, 8192, 1, CALLS, &stood[1]);
+  small =
+      quiet_against_full(32, 1, PAT_EXCHANGE_SMALL_EVERY, CALLS, 0, &stood[0]);
+  large = quiet_against_full(16, 8192, 1, CALLS, 0, &stood[1]);
+  /* a set interval that is not a multiple of PAT_AUTO_SKIM: exchanged
+   * calls are skimmed, so the spread a quiet call keeps matters (a quiet
+   * call that did not keep it ran binomial where deciding ran
+   * clairvoyant) */
+  setenv("PAT_REDUCE_EXCHANGE_INTERVAL", "5", 1);
+  setenv("PAT_REDUCE_EXCHANGE_LAG", "5", 1);
+  pat_reduce_config_reload();
+  set = quiet_against_full(16, 1, 5, SET_CALLS, 1, &stood[3]);
+  unsetenv("PAT_REDUCE_EXCHANGE_INTERVAL");
+  unsetenv("PAT_REDUCE_EXCHANGE_LAG");
   setenv("PAT_REDUCE_ALGORITHM", "binomial,native", 1);
   pat_reduce_config_reload();
-  alone = quiet_against_full(16, 1, PAT_EXCHANGE_SMALL_EVERY, CALLS, &stood[2]);
+  alone =
+      quiet_against_full(16, 1, PAT_EXCHANGE_SMALL_EVERY, CALLS, 0, &stood[2]);
   print_message("quiet calls of %d (standing): %lu (%lu) at 8 B, %lu (%lu) at "
-                "64 KiB, %lu (%lu) at 8 B with binomial alone\n",
-                CALLS, small, stood[0], large, stood[1], alone, stood[2]);
+                "64 KiB, %lu (%lu) at 8 B with binomial alone; %lu (%lu) of "
+                "%d exchanging every 5th call\n",
+                CALLS, small, stood[0], large, stood[1], alone, stood[2], set,
+                stood[3], SET_CALLS);
   assert_true(small > CALLS / 2);
   assert_true(large > CALLS / 4);
   assert_true(alone > 3 * CALLS / 4);
+  assert_true(set > SET_CALLS / 4);
   for (int i = 0; i < 3; i++)
     assert_true(stood[i] > CALLS / 4);
 }
