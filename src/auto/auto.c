@@ -1454,12 +1454,20 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
 
 int pat_auto_standing(pat_auto *s, const pat_sched_params *p,
                       const pat_call_props *props, long call,
-                      pat_reduce_alg *chosen) {
+                      pat_reduce_alg *chosen, long *through) {
+  const learned *l;
   if (s->quiet_off || !s->quiet_holds || call != s->quiet_call + 1 ||
       s->heard != s->quiet_heard ||
       pat_alg_table[s->quiet_run]->uses_arrivals || !quiet_inputs(s, p, props))
     return 0;
   *chosen = quiet_serve(s, call);
+  /* a later call may still keep another predicted spread (quiet_serve):
+   * until it did, every call is asked; once kept, it keeps the same */
+  l = &s->cls[s->cur];
+  *through = s->quiet_key.arrivals != NULL &&
+                     l->skim_spread != pat_sched_spread(&s->quiet_key)
+                 ? call
+                 : LONG_MAX;
   return 1;
 }
 
@@ -1527,7 +1535,7 @@ static pat_sched_params call_params(pat_call *c) {
  * nothing observed or realized since that auto was not given.  The call
  * runs without the prediction (the pick does not plan with arrivals). */
 static int auto_standing(pat_call *c, const pat_call_props *props,
-                         pat_reduce_alg *chosen) {
+                         pat_reduce_alg *chosen, long *through) {
   auto_comm *ac = pat_comm_state_alg(c->state, PAT_REDUCE_ALG_AUTO);
   long latest;
   pat_sched_params p;
@@ -1543,7 +1551,8 @@ static int auto_standing(pat_call *c, const pat_call_props *props,
   c->arrivals = pat_state_predict(c->pat, c->bytes, &m);
   p = call_params(c);
   c->arrivals = NULL;
-  return pat_auto_standing(ac->a, &p, props, pat_state_calls(c->pat), chosen);
+  return pat_auto_standing(ac->a, &p, props, pat_state_calls(c->pat), chosen,
+                           through);
 }
 
 static int auto_choose(pat_call *c, const pat_call_props *props,

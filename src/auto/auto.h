@@ -82,11 +82,14 @@ void pat_auto_set_quiet(pat_auto *a, int on);
 /* The same asked before the call is decided (the dispatcher, where the
  * PAT layer has nothing to do at the call): 1 with the row in *chosen when
  * the last pick stands for params (its predicted arrivals included) and
- * is a row that does not plan with arrivals; else 0, and the call is
- * decided (pat_auto_decide). */
+ * is a row that does not plan with arrivals, and in *through the last call
+ * it stands for without auto being asked again, if the call's parameters
+ * repeat and nothing is heard (call itself while a quiet call still
+ * keeps another predicted spread; else LONG_MAX); else 0, and the call
+ * is decided (pat_auto_decide). */
 int pat_auto_standing(pat_auto *a, const pat_sched_params *params,
                       const pat_call_props *props, long call,
-                      pat_reduce_alg *chosen);
+                      pat_reduce_alg *chosen, long *through);
 unsigned long pat_auto_quiet_calls(const pat_auto *a);
 
 #endif /* PAT_AUTO_H */

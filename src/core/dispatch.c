@@ -578,7 +578,7 @@ static int standing_pick(pat_call *c, const pat_call_props *props,
   const pat_alg_row *row = pat_alg_table[picker];
   pat_standing *sd = pat_comm_state_standing(c->state);
   const pat_config *cfg = pat_config_get();
-  long call;
+  long call, through, quiet;
   if (row->standing == NULL || c->count <= 0 ||
       !pat_comm_state_has_pat(c->state) ||
       pat_comm_state_pat(c->state, &c->pat) != MPI_SUCCESS)
@@ -597,12 +597,15 @@ static int standing_pick(pat_call *c, const pat_call_props *props,
     return 1;
   }
   sd->through = -1;
-  if (!pat_state_quiet(c->pat, c->bytes) || !row->standing(c, props, chosen))
+  if (!pat_state_quiet(c->pat, c->bytes) ||
+      !row->standing(c, props, chosen, &through))
     return 0;
   /* it stands until the PAT layer has work again (nothing is heard
-   * before): the calls after this one up to then are served from here */
+   * before), or the row says: the calls after this one up to then are
+   * served from here */
+  quiet = pat_state_quiet_through(c->pat, c->bytes);
   *sd = (pat_standing){.next = call + 1,
-                       .through = pat_state_quiet_through(c->pat, c->bytes),
+                       .through = through < quiet ? through : quiet,
                        .picker = picker,
                        .row = *chosen,
                        .count = c->count,

@@ -145,9 +145,12 @@ typedef struct pat_alg_row {
    * for call (nothing it decides from changed since; it sets call->model
    * as its pick would), asked only where the PAT layer has nothing to do
    * at the call (pat_state_quiet): the call then runs that row without
-   * arriving, predicting or deciding.  NULL: every call decides. */
+   * arriving, predicting or deciding.  *through: the last call the pick
+   * may stand for without the row being asked again (the row's own
+   * bound; the PAT layer's work bounds it too).  NULL: every call
+   * decides. */
   int (*standing)(pat_call *call, const pat_call_props *props,
-                  pat_reduce_alg *chosen);
+                  pat_reduce_alg *chosen, long *through);
   unsigned needs;          /* PAT_NEEDS_* */
   int min_count;           /* smallest count served */
   pat_reduce_alg fallback; /* used when a restriction fails */
