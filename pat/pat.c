@@ -485,6 +485,15 @@ void pat_state_pace(pat_state *ps, int stretch, long soon) {
   ps->soon = soon;
 }
 
+/* Interval every with the client's pace, if automatic (pat_state_pace). */
+static int paced(const pat_state *ps, int every) {
+  if (ps->cfg->exchange_interval >= 0)
+    return every;
+  return (long)every * ps->stretch < PAT_EXCHANGE_MAX_EVERY
+             ? every * ps->stretch
+             : PAT_EXCHANGE_MAX_EVERY;
+}
+
 int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
   int rc, every, automatic = ps->cfg->exchange_interval < 0;
   pat_model m;
@@ -495,10 +504,7 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
   else /* no model yet: exchange every call (auto) until one is fitted */
     every = automatic ? 1 : ps->cfg->exchange_interval;
   ps->base_every = every;
-  if (automatic) /* the client's pace */
-    every = (long)every * ps->stretch < PAT_EXCHANGE_MAX_EVERY
-                ? every * ps->stretch
-                : PAT_EXCHANGE_MAX_EVERY;
+  every = paced(ps, every);
   ps->every = every;
   *stamp = NAN;
   if (automatic && ps->soon == ps->calls)
@@ -550,14 +556,7 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
  * -1 if it cannot be told without arriving.  (pat_state_arrive computes
  * it from the model, which changes only when an observation refits it.) */
 static int interval_now(const pat_state *ps, double bytes) {
-  int every = ps->base_every;
-  if (!(bytes == ps->quiet_bytes))
-    return -1;
-  if (ps->cfg->exchange_interval < 0) /* automatic: the client's pace */
-    every = (long)every * ps->stretch < PAT_EXCHANGE_MAX_EVERY
-                ? every * ps->stretch
-                : PAT_EXCHANGE_MAX_EVERY;
-  return every;
+  return bytes == ps->quiet_bytes ? paced(ps, ps->base_every) : -1;
 }
 
 int pat_state_quiet(const pat_state *ps, double bytes) {
@@ -590,9 +589,10 @@ long pat_state_quiet_through(const pat_state *ps, double bytes) {
     through = next_multiple(k + 1, every) - 2;
   if (ps->cfg->exchange_interval < 0 && ps->soon > k && ps->soon - 2 < through)
     through = ps->soon - 2;
-  if (!ps->global_clock && ps->cfg->clock_refresh > 0 &&
-      next_multiple(k + 1, ps->cfg->clock_refresh) - 2 < through)
-    through = next_multiple(k + 1, ps->cfg->clock_refresh) - 2;
+  if (!ps->global_clock && ps->cfg->clock_refresh > 0) {
+    long refresh = next_multiple(k + 1, ps->cfg->clock_refresh) - 2;
+    through = refresh < through ? refresh : through;
+  }
   return through;
 }
 
