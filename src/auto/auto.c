@@ -126,7 +126,9 @@
  * 4 calls per class).  Otherwise every row the blind choice weighs (up to
  * PAT_AUTO_WIDE times the least estimate) is measured in turn, a row
  * whose best call took over PAT_AUTO_BEHIND times the leader's median
- * is measured no more, and each row's median time over its estimate,
+ * is measured no more (while the measuring goes on, calls that measure
+ * nothing run the row measured fastest so far: interim), and each row's
+ * median time over its estimate,
  * relative to binomial's, becomes its correction: the estimates then rank
  * as the rows ran, but a row ahead of binomial by its median and not
  * clearly ranks level with it, and binomial wins the tie (a noisy node
@@ -149,8 +151,14 @@
  * (pat_state_pace) from exchanged data, so at the same call on every
  * rank: settled and using no prediction (blind, or the aware choice is
  * the blind one), the automatic interval doubles every PAT_AUTO_QUIET
- * observed calls, up to every PAT_EXCHANGE_MAX_EVERY-th call; it is back
+ * observed calls, up to every PAT_EXCHANGE_MAX_EVERY-th call (with 8,
+ * a small message's first 450 calls exchanged every 8th to 32nd call, the
+ * calls around each exchange 1.2-5x binomial's: a real node, 8 ranks on 2
+ * cores, 8 B balanced, auto 1.10x binomial's median over 1000 calls,
+ * with 2 1.08x, the pace at 64 by call 100); it is back
  * to the automatic interval once a plan runs or the rows are measured;
+ * while rows are measured every call exchanges (the measuring then ends
+ * in a few dozen calls: it took 150 at the small messages' interval);
  * and the next call exchanges at once after a trial (its realized time
  * comes with the next exchange) and after a score, blind, that showed
  * the aware choice ahead (the evidence for switching back comes a call
@@ -194,7 +202,7 @@
 #define PAT_AUTO_CONFIDENCE 0.9
 /* blind and settled, the observed calls after which the exchange's
  * interval doubles (see "Pace") */
-#define PAT_AUTO_QUIET 8
+#define PAT_AUTO_QUIET 2
 /* the realized times whose scatter sets the margin a plan must win by
  * (see add_noise), and how many it takes before there is one */
 #define PAT_AUTO_NOISE 8
@@ -970,6 +978,28 @@ static int measure_row(const pat_auto *s, learned *l,
   return best;
 }
 
+/* The row a call that measures none runs while rows are measured, in
+ * place of the model's blind pick: the row measured fastest so far (its
+ * median realized time; the first in the table on ties), once the pick
+ * has a measure too.  The model can be wrong by several times on this
+ * machine (see "Measured rows"), and until the measuring ended its pick
+ * ran every call between (a real node, 8 ranks on 2 cores, 4 KiB
+ * balanced: radixk, 1.4x binomial's time, on 125 of the first 155
+ * calls).  Where the model ranks right, the fastest is its pick. */
+static pat_reduce_alg interim(const learned *l, const pat_call_props *props,
+                              pat_reduce_alg pick) {
+  int best = -1;
+  if ((l->phase != PHASE_PROBE && l->phase != PHASE_EXPLORE) ||
+      ((l->measuring & (1ull << pick)) && fresh(l, pick) == 0))
+    return pick;
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    if ((l->measuring & (1ull << a)) && fresh(l, a) > 0 &&
+        pat_alg_unmet(pat_alg_table[a], props) == 0 &&
+        (best < 0 || row_time(l, a) < row_time(l, best)))
+      best = a;
+  return best >= 0 ? (pat_reduce_alg)best : pick;
+}
+
 /* Adds log ratio x to the ring and computes the scatter again: the share
  * of a row's time that the machine's scatter hides, how far the last
  * realized times of rows that do not plan with arrivals stood from their
@@ -1240,6 +1270,10 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
   s->soon = -1;
   if (!automatic || call < 0)
     return;
+  /* measuring rows: every call, so that the measuring ends in a few
+   * dozen calls where it took hundreds at the small messages' interval */
+  if (l->phase == PHASE_PROBE || l->phase == PHASE_EXPLORE)
+    s->soon = call + 1;
   /* once per trial and per score ahead: the exchange that answers it is
    * then under way (small messages: an exchange costs about a reduction) */
   if (s->trial_call >= 0 && s->soon_trial != s->trial_call) {
@@ -1348,6 +1382,8 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
   if (realizing && exchanged && !pat_alg_table[run]->uses_arrivals &&
       (measured = measure_row(s, l, props)) >= 0)
     run = (pat_reduce_alg)measured;
+  else if (run == s->blind)
+    run = interim(l, props, s->blind);
   if (call >= 0 && exchanged) { /* kept for scoring once observed */
     pending *w = free_slot(s);
     pat_replay_free(w->replay); /* a decision never scored */
