@@ -90,7 +90,9 @@ double pat_state_realized_nth(const pat_state *ps, int k, long *call);
 
 /* 1 if the current call's measurements (below) will be exchanged: they
  * travel with the next call's stamps, so if that call exchanges (as far
- * as can be told now: its interval may differ with its size); else the
+ * as can be told now: its interval may differ with its size; from the
+ * pace set since the last arrival, so the same for a quiet call that
+ * skipped it, pat_state_quiet); else the
  * executor need not read the clock (a P = 2, 8-byte auto call spent a
  * sixth of its time there). */
 int pat_state_sampling(const pat_state *ps);
@@ -105,7 +107,8 @@ void pat_state_combine_sample(pat_state *ps, double bytes, double seconds);
 int pat_state_depart(pat_state *ps, double bytes);
 
 /* 1 if a call of bytes per message arriving now needs nothing of the
- * layer: it starts no exchange, measures nothing for the next one, has
+ * layer but its measurements, if it samples (pat_state_sampling, which
+ * holds for it as after an arrival): it starts no exchange, has
  * none to complete or progress, refreshes no clock, and its interval and
  * predictions are those of the call before (no observation since, the
  * same size).  Such a call may skip pat_state_arrive, the prediction and
@@ -117,8 +120,8 @@ void pat_state_skip(pat_state *ps);
 
 /* The last call up to which every call of bytes is quiet, from the
  * current one on, while the calls in between only skip (pat_state_skip):
- * the one before the next that exchanges or samples for an exchange, or
- * refreshes the clock (LONG_MAX: none ever; less than the current call:
+ * the one before the next that exchanges, or the one before the call
+ * that refreshes the clock (LONG_MAX: none ever; less than the current call:
  * it is not quiet). */
 long pat_state_quiet_through(const pat_state *ps, double bytes);
 

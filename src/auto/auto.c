@@ -76,7 +76,8 @@
  * call that is not exchanged, after two that decided alike from the same
  * inputs and state with nothing heard since, is served their row without
  * deciding; where the PAT layer also has nothing to do at it
- * (pat_state_quiet: no exchange now or next, none pending), the
+ * (pat_state_quiet: no exchange now, none pending; one that samples
+ * for the next call's exchange times its run and is quiet too), the
  * dispatcher asks auto before arriving or predicting (auto_standing,
  * dispatch.c's standing_pick), and such a call costs what its row does.
  * On a real node, 8 ranks on 2 cores, balanced, 1000 calls, 8 B: 87% of
@@ -157,8 +158,8 @@
  * cores, 8 B balanced, auto 1.10x binomial's median over 1000 calls,
  * with 2 1.08x, the pace at 64 by call 100); it is back
  * to the automatic interval once a plan runs or the rows are measured;
- * while rows are measured every call exchanges (the measuring then ends
- * in a few dozen calls: it took 150 at the small messages' interval);
+ * while rows are measured every call exchanges up to P = 128 (the measuring
+ * then ends in a few dozen calls: it took 150 at the small messages' interval);
  * and the next call exchanges at once after a trial (its realized time
  * comes with the next exchange) and after a score, blind, that showed
  * the aware choice ahead (the evidence for switching back comes a call
@@ -980,10 +981,10 @@ static int measure_row(const pat_auto *s, learned *l,
 
 /* The row a call that measures none runs while rows are measured, in
  * place of the model's blind pick: the row measured fastest so far (its
- * median realized time; the first in the table on ties), once the pick
- * has a measure too.  The model can be wrong by several times on this
- * machine (see "Measured rows"), and until the measuring ended its pick
- * ran every call between (a real node, 8 ranks on 2 cores, 4 KiB
+ * median realized time; the first in the table on ties), unless the pick
+ * is being measured and has no measure yet.  The model can be wrong by several
+ * times on this machine (see "Measured rows"), and until the measuring ended
+ * its pick ran every call between (a real node, 8 ranks on 2 cores, 4 KiB
  * balanced: radixk, 1.4x binomial's time, on 125 of the first 155
  * calls).  Where the model ranks right, the fastest is its pick. */
 static pat_reduce_alg interim(const learned *l, const pat_call_props *props,
@@ -1271,8 +1272,12 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
   if (!automatic || call < 0)
     return;
   /* measuring rows: every call, so that the measuring ends in a few
-   * dozen calls where it took hundreds at the small messages' interval */
-  if (l->phase == PHASE_PROBE || l->phase == PHASE_EXPLORE)
+   * dozen calls where it took hundreds at the small messages' interval;
+   * not where the records are many enough that the interval spreads them
+   * on the wire (P > 128: pat_exchange_interval) */
+  if ((l->phase == PHASE_PROBE || l->phase == PHASE_EXPLORE) &&
+      (double)(s->nranks - 1) * PAT_EXCHANGE_RECORD_BYTES <
+          PAT_EXCHANGE_WIRE_BYTES)
     s->soon = call + 1;
   /* once per trial and per score ahead: the exchange that answers it is
    * then under way (small messages: an exchange costs about a reduction) */

@@ -637,7 +637,9 @@ static int run_in_order(const pat_schedule *sched, const pat_call *call,
 
 /* Prepared runs.  A repeated call (dispatch.c) runs the same program on
  * the same buffers: its operations' addresses are resolved once and the
- * run is a loop of PMPI calls, with no executor, slot checks or clock.
+ * run is a loop of PMPI calls, with no executor or slot checks, and no
+ * clock unless it samples for the PAT layer (a quiet call of auto that
+ * samples for the next call's exchange runs prepared too).
  * The temporaries stay where the communicator's scratch had them: each
  * run takes the scratch again and runs prepared only if it gets the same
  * block (else the ordinary run, which the caller then prepares again).
@@ -654,7 +656,7 @@ void pat_exec_prepare(const pat_schedule *sched, const pat_call *call,
   pat_exec x;
   int rc;
   prep->nops = 0;
-  if (!in_order_run(sched, call, deps) || timed(call) ||
+  if (!in_order_run(sched, call, deps) || pat_trace_on(call) ||
       deps->nops > PAT_PREP_MAX_OPS)
     return;
   rc = in_order_setup(&x, sched, call, deps);
@@ -686,7 +688,12 @@ void pat_exec_prepare(const pat_schedule *sched, const pat_call *call,
 int pat_exec_run_prepared(const pat_exec_prep *prep, const pat_call *c) {
   void *block = NULL;
   int rc = MPI_SUCCESS;
-  if (prep->nops == 0 || timed(c)) /* the clock is read: the executor */
+  /* a call that samples for the PAT layer reads the clock around each
+   * receive and combine, as the executor does (the trace: the executor) */
+  pat_state *sampling =
+      c->pat != NULL && pat_state_sampling(c->pat) ? c->pat : NULL;
+  double t0 = 0, elem = (double)c->type.size;
+  if (prep->nops == 0 || pat_trace_on(c))
     return PAT_EXEC_NOT_PREPARED;
   if (prep->block != NULL) {
     block =
@@ -704,11 +711,17 @@ int pat_exec_run_prepared(const pat_exec_prep *prep, const pat_call *c) {
       rc = PMPI_Send(q->from, q->count, c->datatype, q->peer, c->tag, c->priv);
       break;
     case PAT_SCHED_RECV:
+      t0 = sampling != NULL ? PMPI_Wtime() : 0;
       rc = PMPI_Recv(q->to, q->count, c->datatype, q->peer, c->tag, c->priv,
                      MPI_STATUS_IGNORE);
+      if (sampling != NULL && rc == MPI_SUCCESS)
+        pat_state_transfer_sample(sampling, q->count * elem, PMPI_Wtime() - t0);
       break;
     case PAT_SCHED_COMBINE:
+      t0 = sampling != NULL ? PMPI_Wtime() : 0;
       rc = pat_local_combine(q->from, q->to, q->count, c->datatype, c->op);
+      if (sampling != NULL && rc == MPI_SUCCESS && q->count > 0)
+        pat_state_combine_sample(sampling, q->count * elem, PMPI_Wtime() - t0);
       break;
     default:
       rc = pat_local_copy_info(q->from, q->to, q->count, c->datatype, &c->type);

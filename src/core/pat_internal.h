@@ -746,8 +746,9 @@ int pat_exec_run(const pat_schedule *sched, const pat_call *call,
                  const pat_deps *deps);
 
 /* A prepared run (exec.c): the operations of a program that runs in
- * order and untimed, with their buffers resolved once, for the repeats of
- * one call (dispatch.c).  nops == 0: none. */
+ * order, with their buffers resolved once, for the repeats of one call
+ * (dispatch.c); it reads the clock only for the PAT layer's samples.
+ * nops == 0: none. */
 #define PAT_PREP_MAX_OPS 40
 typedef struct pat_exec_prep {
   int nops;
@@ -762,16 +763,17 @@ typedef struct pat_exec_prep {
 } pat_exec_prep;
 
 /* Prepares call's run of sched (its rank's program, deps as
- * pat_exec_run's) into prep, if the program runs in order, untimed, in at
- * most PAT_PREP_MAX_OPS operations, with its temporaries in the
+ * pat_exec_run's) into prep, if the program runs in order, with no trace,
+ * in at most PAT_PREP_MAX_OPS operations, with its temporaries in the
  * communicator's scratch; else prep->nops = 0. */
 void pat_exec_prepare(const pat_schedule *sched, const pat_call *call,
                       const pat_deps *deps, pat_exec_prep *prep);
 
 /* Runs a prepared call: MPI error code, or PAT_EXEC_NOT_PREPARED (nothing
- * done) when the preparation no longer holds (the call is timed: a trace
- * was started, or the PAT layer will exchange its measurements; the
- * scratch block changed or is lent). */
+ * done) when the preparation no longer holds (a trace was started; the
+ * scratch block changed or is lent).  A call whose measurements the PAT
+ * layer will exchange (pat_state_sampling) has its receives and combines
+ * timed. */
 #define PAT_EXEC_NOT_PREPARED (-1)
 int pat_exec_run_prepared(const pat_exec_prep *prep, const pat_call *call);
 

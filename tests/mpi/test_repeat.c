@@ -232,7 +232,8 @@ static void with_pat_layer(void) {
   pat_calls(PAT_REDUCE_ALG_AUTO, "binomial,binomial", 0, 200, COUNT, &rep,
             &prep, "auto (binomial only), same arguments");
   check(rep == 199, "auto: 199 repeats of 200 calls");
-  /* exchanged calls (and the ones before them) are timed: the executor */
+  /* exchanged calls run the executor (the ones before them, prepared,
+   * time their receives and combines) */
   check(prep >= 100, "auto: binomial prepared between exchanges");
   if (rank == 0)
     printf("auto, binomial only: %lu repeats, %lu prepared runs\n", rep, prep);
