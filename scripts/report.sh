@@ -402,16 +402,19 @@ mean pipeline takes 2.257 ms, radixk 2.197, auto 2.198 (1.000).  The
 means also show where `auto` learns: the first pattern of each size
 (`none`) holds its measuring calls (binomial against the model's pick,
 3 counted calls each) and its first plan on trial, 1.14-1.44x the best
-row's mean; by the mean, too, 64 KiB `odd` (1.12) and 1 MiB `k-random:4`
-(1.16) hold two and three slow calls (up to 0.588 and 8.18 ms, against
-radixk's 0.362 and 5.29 every call: plans run where the predictions
-pointed, before the scores turned `auto` blind; the run before this
-one's last auto changes had 1.15 and 1.10).  At 64 KiB
+row's mean; by the mean, too, 1 MiB `odd` (1.12) holds slow calls
+(plans run where the predictions pointed, before the scores turned
+`auto` blind).  Before this run's auto changes (while rows are
+measured, every call exchanged and the calls between run the row
+measured fastest; the pace stretched every 2 observed calls, was 8)
+64 KiB `odd` and 1 MiB `k-random:4` held two and three such calls
+(means 1.12 and 1.16, now 1.000 and 1.03) and 64 KiB `single` one
+clairvoyant call (mean 0.95, now 1.001); every median is as before or
+lower.  At 64 KiB
 with the last rank late `auto` ran its PAT-blind choice through the
-pattern's 16 calls (0.362; the table's run before issue 14's measured
-rows had clairvoyant there, 0.324, and the code before this run's last
-auto changes gives 0.363 too; after the 8 B calls of one pattern only,
-the same pattern switches to clairvoyant 6 calls in: 0.325).
+pattern's 16 calls (0.361; the table's run before issue 14's measured
+rows had clairvoyant there, 0.324; after the 8 B calls of one pattern
+only, the same pattern switches to clairvoyant 6 calls in: 0.325).
 
 EOF
     awk -F, "$HDR"'

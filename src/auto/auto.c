@@ -81,8 +81,9 @@
  * dispatcher asks auto before arriving or predicting (auto_standing,
  * dispatch.c's standing_pick), and such a call costs what its row does.
  * On a real node, 8 ranks on 2 cores, balanced, 1000 calls, 8 B: 87% of
- * the calls so (the others exchange, sample, wait for the exchange's
- * rounds or decide after an observation).
+ * the calls so (the others exchanged, sampled, waited for the exchange's
+ * rounds or decided after an observation; the sampling call is quiet
+ * since).
  *
  * Candidates.  PAT_REDUCE_ALGORITHM as a list names them (a,b,c) or the
  * rows left out (^a,b); when none of them can serve a call, every row
