@@ -156,11 +156,12 @@
  * observed calls, up to every PAT_EXCHANGE_MAX_EVERY-th call (with 8,
  * a small message's first 450 calls exchanged every 8th to 32nd call, the
  * calls around each exchange 1.2-5x binomial's: a real node, 8 ranks on 2
- * cores, 8 B balanced, auto 1.10x binomial's median over 1000 calls,
- * with 2 1.08x, the pace at 64 by call 100); it is back
+ * cores, 8 B balanced, auto 1.10x binomial's median over 1000 calls;
+ * with 2, 1.08x, the pace at 64 by call 100); it is back
  * to the automatic interval once a plan runs or the rows are measured;
- * while rows are measured every call exchanges up to P = 128 (the measuring
- * then ends in a few dozen calls: it took 150 at the small messages' interval);
+ * while rows are measured every call exchanges up to P = 128 (the
+ * measuring then ends in a few dozen calls: it took 150 at the small
+ * messages' interval);
  * and the next call exchanges at once after a trial (its realized time
  * comes with the next exchange) and after a score, blind, that showed
  * the aware choice ahead (the evidence for switching back comes a call
@@ -982,12 +983,13 @@ static int measure_row(const pat_auto *s, learned *l,
 
 /* The row a call that measures none runs while rows are measured, in
  * place of the model's blind pick: the row measured fastest so far (its
- * median realized time; the first in the table on ties), unless the pick
- * is being measured and has no measure yet.  The model can be wrong by several
- * times on this machine (see "Measured rows"), and until the measuring ended
- * its pick ran every call between (a real node, 8 ranks on 2 cores, 4 KiB
- * balanced: radixk, 1.4x binomial's time, on 125 of the first 155
- * calls).  Where the model ranks right, the fastest is its pick. */
+ * median realized time; the first in the table on ties), unless the
+ * pick is being measured and has no measure yet.  The model can be wrong
+ * by several times on this machine (see "Measured rows"), and until the
+ * measuring ended its pick ran every call between (a real node, 8 ranks
+ * on 2 cores, 4 KiB balanced: radixk, 1.4x binomial's time, on 125 of
+ * the first 155 calls).  Where the model ranks right, the fastest is its
+ * pick. */
 static pat_reduce_alg interim(const learned *l, const pat_call_props *props,
                               pat_reduce_alg pick) {
   int best = -1;
