@@ -476,6 +476,11 @@ static int exchanges_progress(pat_state *ps) {
 _Static_assert(FIELDS * sizeof(double) == PAT_EXCHANGE_RECORD_BYTES,
                "PAT_EXCHANGE_RECORD_BYTES is the exchanged record's size");
 
+int pat_exchange_on_wire(int nranks) {
+  return (double)(nranks - 1) * PAT_EXCHANGE_RECORD_BYTES >=
+         PAT_EXCHANGE_WIRE_BYTES;
+}
+
 int pat_exchange_interval(const pat_model *model, double bytes, int nranks) {
   int every = pat_config_get()->exchange_interval;
   double d = pat_model_round_cost(model, bytes);
@@ -486,7 +491,7 @@ int pat_exchange_interval(const pat_model *model, double bytes, int nranks) {
   every = d < PAT_EXCHANGE_SMALL_ALPHAS * model->alpha
               ? PAT_EXCHANGE_SMALL_EVERY
               : 1;
-  while (records >= PAT_EXCHANGE_WIRE_BYTES && every < PAT_EXCHANGE_MAX_EVERY &&
+  while (pat_exchange_on_wire(nranks) && every < PAT_EXCHANGE_MAX_EVERY &&
          wire * PAT_EXCHANGE_SHARE > (double)every * d)
     every *= 2;
   return every;

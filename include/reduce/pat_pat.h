@@ -117,6 +117,10 @@ int pat_exchange_lag(int nranks);
 #define PAT_EXCHANGE_WIRE_BYTES 4096
 #define PAT_EXCHANGE_MAX_EVERY 64
 int pat_exchange_interval(const pat_model *model, double bytes, int nranks);
+/* 1 if the records a rank receives per exchange at nranks ranks make at
+ * least PAT_EXCHANGE_WIRE_BYTES, where pat_exchange_interval may spread
+ * them over calls (P > 128). */
+int pat_exchange_on_wire(int nranks);
 
 /* ---- clocks ----------------------------------------------------------------
  */

@@ -1277,10 +1277,9 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
   /* measuring rows: every call, so that the measuring ends in a few
    * dozen calls where it took hundreds at the small messages' interval;
    * not where the records are many enough that the interval spreads them
-   * on the wire (P > 128: pat_exchange_interval) */
+   * on the wire (P > 128) */
   if ((l->phase == PHASE_PROBE || l->phase == PHASE_EXPLORE) &&
-      (double)(s->nranks - 1) * PAT_EXCHANGE_RECORD_BYTES <
-          PAT_EXCHANGE_WIRE_BYTES)
+      !pat_exchange_on_wire(s->nranks))
     s->soon = call + 1;
   /* once per trial and per score ahead: the exchange that answers it is
    * then under way (small messages: an exchange costs about a reduction) */
