@@ -35,10 +35,15 @@
  * waited least; the extreme sizes say most about a line), NAN when absent,
  * and sends one of the two, the smallest in even calls and the largest in
  * odd ones (or the other one if it lacks that), as two floats.  The
- * fourth double is the rank's exit stamp of the previous call: with the
- * previous call's arrivals it gives that call's realized time (latest
- * exit less earliest arrival, pat_state_realized_nth), which auto compares
- * with its estimates.  A record is 32 B per rank.
+ * fourth double holds two floats too: how long the rank took in the
+ * previous exchanged call (its exit less its stamp there), so that with
+ * that call's stamps it gives the call's realized time (latest exit less
+ * earliest arrival, pat_state_realized_nth), which auto compares with its
+ * estimates; and how long the rank was idle before this call (from the
+ * end of the call before to this one's start, the layer's own work left
+ * out, on its own clock), whose median over the ranks says whether the
+ * calls come back to back (pat_state_idle_nth).  A record is 32 B per
+ * rank.
  *
  * Model: at observe time, per kind and per size, the median over the ranks
  * that reported that size (robust to a late rank) is one point; at most
@@ -62,6 +67,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
 #include "pat/pat_layer.h"
@@ -71,7 +77,9 @@
 
 enum { TRANSFER, COMBINE, KINDS };
 /* per rank and exchange: the stamp, then per kind one (bytes, seconds)
- * pair of floats packed into a double, then the previous call's exit */
+ * pair of floats packed into a double, then (took, idle) packed so too:
+ * the time the rank took in the previous exchanged call, and its idle
+ * time before this one */
 enum { EXIT = 1 + KINDS, FIELDS };
 
 static double pack2(double a, double b) {
@@ -140,12 +148,17 @@ struct pat_state {
   double *pairs;     /* nranks * KEPT * 2: (bytes, seconds) being observed */
   double *predicted; /* nranks */
   long xcall;        /* the call of the latest exchange started here */
+  double xstamp;     /* this rank's arrival stamp of call xcall */
   double xexit;      /* this rank's exit stamp of call xcall (NAN: none) */
+  double left; /* local clock at the end of the latest call, if the call
+                * after it exchanges (NAN: not read) */
+  double *gaps;      /* nranks: scratch for the observed call's idle times */
   /* the last PAT_OBSERVED_KEPT observed calls' stamps and realized times,
    * rings by their counts: a caller that was not at every call (auto
    * between other rows' calls) still finds its own */
   double *hist; /* PAT_OBSERVED_KEPT * nranks */
   long hist_call[PAT_OBSERVED_KEPT], nhist;
+  double idle[PAT_OBSERVED_KEPT]; /* pat_state_idle_nth, by nhist */
   double rz[PAT_OBSERVED_KEPT];
   long rz_call[PAT_OBSERVED_KEPT], nrz;
   /* the client's pace (pat_state_pace): the factor on the automatic
@@ -309,6 +322,7 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
   ps->quiet_bytes = NAN;
   ps->pred_seen = -1;
   ps->xexit = NAN;
+  ps->left = NAN;
   kept_reset(ps->call);
   PMPI_Comm_size(priv, &ps->nranks);
   PMPI_Comm_rank(priv, &ps->rank);
@@ -318,8 +332,9 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
   ps->hist = malloc((size_t)ps->nranks * PAT_OBSERVED_KEPT * sizeof *ps->hist);
   ps->pairs = malloc((size_t)ps->nranks * KEPT * 2 * sizeof *ps->pairs);
   ps->predicted = calloc((size_t)ps->nranks, sizeof *ps->predicted);
+  ps->gaps = malloc((size_t)ps->nranks * sizeof *ps->gaps);
   if (ps->work == NULL || ps->hist == NULL || ps->pairs == NULL ||
-      ps->predicted == NULL ||
+      ps->predicted == NULL || ps->gaps == NULL ||
       pat_predictor_alloc(cfg->predictor, ps->nranks, &ps->pred, NULL, 0) !=
           PAT_SUCCESS) {
     rc = MPI_ERR_NO_MEM;
@@ -351,6 +366,7 @@ void pat_state_free(pat_state *ps) {
   free(ps->hist);
   free(ps->pairs);
   free(ps->predicted);
+  free(ps->gaps);
   free(ps);
 }
 
@@ -416,6 +432,22 @@ static void observe_kind(pat_state *ps, const pending *p, int kind) {
   }
 }
 
+/* The median of the ranks' idle times before the call of exchange p
+ * (those known; NAN if none). */
+static double median_idle(pat_state *ps, const pending *p) {
+  size_t n = 0;
+  for (int r = 0; r < ps->nranks; r++) {
+    double took, idle;
+    unpack2(record(ps, p, r)[EXIT], &took, &idle);
+    if (isfinite(idle))
+      ps->gaps[n++] = idle;
+  }
+  if (n == 0)
+    return NAN;
+  gsl_sort(ps->gaps, 1, n);
+  return gsl_stats_median_from_sorted_data(ps->gaps, 1, n);
+}
+
 static int observe(pat_state *ps, pending *p) {
   int rc = exchange_progress(ps, p, 1);
   if (rc == MPI_SUCCESS) {
@@ -426,7 +458,9 @@ static int observe(pat_state *ps, pending *p) {
       double first = INFINITY, last = -INFINITY;
       int all = 1;
       for (int r = 0; r < ps->nranks; r++) {
-        double exit = record(ps, p, r)[EXIT];
+        double took, idle, exit;
+        unpack2(record(ps, p, r)[EXIT], &took, &idle);
+        exit = ps->work[r] + took; /* its stamp of that call, plus */
         first = fmin(first, ps->work[r]);
         last = fmax(last, exit);
         all &= isfinite(exit);
@@ -434,6 +468,7 @@ static int observe(pat_state *ps, pending *p) {
       ps->rz[ps->nrz % PAT_OBSERVED_KEPT] = all ? last - first : NAN;
       ps->rz_call[ps->nrz++ % PAT_OBSERVED_KEPT] = ps->observed;
     }
+    ps->idle[ps->nhist % PAT_OBSERVED_KEPT] = median_idle(ps, p);
     for (int r = 0; r < ps->nranks; r++)
       ps->work[r] = record(ps, p, r)[0];
     ps->observed = p->call;
@@ -513,6 +548,7 @@ static int paced(const pat_state *ps, int every) {
 
 int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
   int rc, every, automatic = ps->cfg->exchange_interval < 0;
+  double came;
   pat_model m;
   int observed = 0;
   ps->quiet_bytes = NAN;
@@ -525,6 +561,9 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
   *stamp = NAN;
   if (automatic && ps->soon == ps->calls)
     every = 1;
+  /* the call's idle time ends here, before the layer's own work (the
+   * exchanges' progress, a wait for one that is due) */
+  came = every > 0 && ps->calls % every == 0 ? pat_clock_local() : NAN;
   rc = exchanges_progress(ps);
   /* complete and observe what is due: the same calls on every rank */
   while (rc == MPI_SUCCESS && ps->npending > 0 &&
@@ -550,9 +589,14 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
         j = KEPT - 1 - j;
       mine[1 + kind] = pack2(ps->call[kind].bytes[j], ps->call[kind].sec[j]);
     }
-    mine[EXIT] = ps->xexit; /* of the exchange before, call xcall */
+    /* the exchange before's call, xcall: how long this rank took in it
+     * (its exit less its stamp there); and how long it was idle before
+     * this call (from the end of the call before to this one's start,
+     * the PAT layer's work left out, on the local clock) */
+    mine[EXIT] = pack2(ps->xexit - ps->xstamp, came - ps->left);
     p->prev_call = ps->xcall;
     ps->xcall = ps->calls;
+    ps->xstamp = *stamp;
     ps->xexit = NAN;
     p->call = ps->calls;
     p->due = ps->calls + ps->lag;
@@ -615,14 +659,21 @@ long pat_state_quiet_through(const pat_state *ps, double bytes) {
  * the next call's arrival; else the next one, if it samples, starts with
  * none (a quiet call skips pat_state_arrive, which clears them: the
  * trace times every call). */
-static void next_call(pat_state *ps) {
+static int next_call(pat_state *ps) {
   int sampled = pat_state_sampling(ps);
   ps->calls++;
   if (!sampled && pat_state_sampling(ps))
     kept_reset(ps->call);
+  return sampled;
 }
 
-void pat_state_skip(pat_state *ps) { next_call(ps); }
+/* The end of a call whose successor exchanges (sampled): its idle time
+ * starts here (no clock is read otherwise). */
+static void leave(pat_state *ps, int sampled) {
+  ps->left = sampled ? pat_clock_local() : NAN;
+}
+
+void pat_state_skip(pat_state *ps) { leave(ps, next_call(ps)); }
 
 void pat_state_transfer_sample(pat_state *ps, double bytes, double seconds) {
   kept_add(&ps->call[TRANSFER], bytes, seconds);
@@ -641,6 +692,15 @@ const double *pat_state_observed_nth(const pat_state *ps, int k, long *call) {
     return NULL;
   *call = ps->hist_call[i % PAT_OBSERVED_KEPT];
   return ps->hist + (size_t)(i % PAT_OBSERVED_KEPT) * ps->nranks;
+}
+
+double pat_state_idle_nth(const pat_state *ps, int k, long *call) {
+  long i = ps->nhist - 1 - k;
+  *call = -1;
+  if (k < 0 || k >= PAT_OBSERVED_KEPT || i < 0)
+    return NAN;
+  *call = ps->hist_call[i % PAT_OBSERVED_KEPT];
+  return ps->idle[i % PAT_OBSERVED_KEPT];
 }
 
 double pat_state_realized_nth(const pat_state *ps, int k, long *call) {
@@ -715,15 +775,15 @@ int pat_state_exchanging(const pat_state *ps) {
 
 int pat_state_depart(pat_state *ps, double bytes) {
   int rc = MPI_SUCCESS;
+  int sampled;
   (void)bytes; /* the samples carry their sizes */
   if (ps->xcall == ps->calls)
     ps->xexit = pat_state_now(ps);
-  next_call(ps);
+  sampled = next_call(ps);
   rc = exchanges_progress(ps);
-  if (rc != MPI_SUCCESS)
-    return rc;
-  if (!ps->global_clock && ps->cfg->clock_refresh > 0 &&
+  if (rc == MPI_SUCCESS && !ps->global_clock && ps->cfg->clock_refresh > 0 &&
       ps->calls % ps->cfg->clock_refresh == 0)
     rc = pat_clock_sync(ps->priv, ps->clock_tag, 10, &ps->offset, NULL);
+  leave(ps, sampled); /* after the layer's own work */
   return rc;
 }

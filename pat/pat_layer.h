@@ -82,6 +82,15 @@ int pat_state_exchanging(const pat_state *ps);
 #define PAT_OBSERVED_KEPT 8
 const double *pat_state_observed_nth(const pat_state *ps, int k, long *call);
 
+/* The same for idle times: the median over the ranks of the time each
+ * spent between the end of its call before and the start of this one,
+ * the PAT layer's own work (exchanges, clock refreshes) left out, on its
+ * local clock (NAN when no rank knows it, and -1 past them).  Near 0
+ * where the calls come back to back: then the ranks that are not root run
+ * calls ahead of it (their sends complete at once), and the arrivals and
+ * realized times measure that pipelining, not the algorithm (auto). */
+double pat_state_idle_nth(const pat_state *ps, int k, long *call);
+
 /* The same for realized times: a call's latest exit stamp less its
  * earliest arrival, identical on every rank (NAN and -1 past them).  A
  * call's exits travel with the next exchanged call's stamps, so the
