@@ -541,9 +541,9 @@ void pat_state_pace(pat_state *ps, int stretch, long soon) {
 static int paced(const pat_state *ps, int every) {
   if (ps->cfg->exchange_interval >= 0)
     return every;
-  return (long)every * ps->stretch < PAT_EXCHANGE_MAX_EVERY
+  return (long)every * ps->stretch < PAT_EXCHANGE_MAX_PACED
              ? every * ps->stretch
-             : PAT_EXCHANGE_MAX_EVERY;
+             : PAT_EXCHANGE_MAX_PACED;
 }
 
 int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {

@@ -42,7 +42,7 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp);
  * exchanged data (so at the same call on every rank): while the interval
  * is automatic (PAT_REDUCE_EXCHANGE_INTERVAL=auto) the calls from the
  * next one exchange every stretch times the automatic interval (at most
- * every PAT_EXCHANGE_MAX_EVERY-th call), and call soon (-1: none)
+ * every PAT_EXCHANGE_MAX_PACED-th call), and call soon (-1: none)
  * exchanges whatever the interval.  A set interval is kept as set. */
 void pat_state_pace(pat_state *ps, int stretch, long soon);
 

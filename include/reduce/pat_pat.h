@@ -116,6 +116,14 @@ int pat_exchange_lag(int nranks);
 #define PAT_EXCHANGE_SHARE 16
 #define PAT_EXCHANGE_WIRE_BYTES 4096
 #define PAT_EXCHANGE_MAX_EVERY 64
+/* The longest interval a client's pace may set (pat_state_pace): auto
+ * keeps to PAT_EXCHANGE_MAX_EVERY but where the calls come back to back
+ * (auto.c, "Back to back"), where each exchange makes the ranks ahead
+ * wait for the root (8 ranks on 2 cores, 4 B: 100-200 us of the root's
+ * time per exchange, against 0.2-1.5 us a call). */
+#define PAT_EXCHANGE_MAX_PACED 1024
+_Static_assert(PAT_EXCHANGE_MAX_PACED >= PAT_EXCHANGE_MAX_EVERY,
+               "a pace may stretch as far as the automatic interval goes");
 int pat_exchange_interval(const pat_model *model, double bytes, int nranks);
 /* 1 if the records a rank receives per exchange at nranks ranks make at
  * least PAT_EXCHANGE_WIRE_BYTES, where pat_exchange_interval may spread

@@ -157,18 +157,21 @@
  * a small message's first 450 calls exchanged every 8th to 32nd call, the
  * calls around each exchange 1.2-5x binomial's: a real node, 8 ranks on 2
  * cores, 8 B balanced, auto 1.10x binomial's median over 1000 calls;
- * with 2, 1.08x, the pace at 64 by call 100); it is back
- * to the automatic interval once a plan runs or the rows are measured;
- * while rows are measured every call exchanges up to P = 128 (the
- * measuring then ends in a few dozen calls: it took 150 at the small
- * messages' interval);
+ * with 2, 1.08x, the pace at 64 by call 100), or every
+ * PAT_EXCHANGE_MAX_PACED-th while the calls come back to back (see "Back
+ * to back"); it is back to the automatic interval once a plan runs or
+ * the rows are measured (unless back to back); while rows are measured
+ * every call exchanges up to P = 128 (the measuring then ends in a few
+ * dozen calls: it took 150 at the small messages' interval), unless the
+ * class has seen calls back to back (each exchange among them costs);
  * and the next call exchanges at once after a trial (its realized time
- * comes with the next exchange) and after a score, blind, that showed
- * the aware choice ahead (the evidence for switching back comes a call
- * later, not an interval later), once for each.  A set
+ * comes with the next exchange), after a score, blind, that showed the
+ * aware choice ahead (the evidence for switching back comes a call later,
+ * not an interval later), and after a call apart while back to back and
+ * stretched past PAT_EXCHANGE_MAX_EVERY, once for each.  A set
  * PAT_REDUCE_EXCHANGE_INTERVAL is kept as set.  A late rank that appears
  * during a long quiet spell is seen at the next exchange, up to 64 calls
- * later.
+ * later (1024 back to back).
  *
  * Ties.  A row ranks ahead of binomial only where its estimate is below
  * binomial's by more than PAT_AUTO_TIE (least_of): a lead of a fraction of
@@ -179,6 +182,24 @@
  * choice, and ran 1.004x binomial's median balanced and 1.009x under
  * gamma arrivals (now 1.000 both).  A measured correction counts the
  * same way (binomial wins the ties there too).
+ *
+ * Back to back.  Where calls follow each other with no work between
+ * (OSU's osu_reduce, IMB's Reduce), the ranks that are not root run
+ * calls ahead of the root (their sends complete at once), so a call's
+ * arrivals say the root is late and its realized time (latest exit less
+ * earliest arrival) is how deep that pipeline is: neither says anything
+ * of the rows.  On a real node, 8 ranks on 2 cores, 4 B, auto took 2-14x
+ * binomial's time there: the root's lateness made the plans look ahead,
+ * so it switched predictions on and off every few hundred calls, and the
+ * rows' realized times made ring look 0.38x its model, so it ran ring on
+ * up to 2690 of 6400 calls.  An observed call whose ranks were idle less
+ * than PAT_AUTO_IDLE before it (their median, pat_state_idle_nth: local
+ * clocks, so no skew between ranks) is back to back: its score says the
+ * predictions did not pay, its realized time is not used, rows are not
+ * measured on the calls after it (the measuring waits; binomial runs
+ * meanwhile, if the list allows it) and the pace stretches as if settled.
+ * Calls with work between them, or barriers, are not (37-81 us idle on
+ * that node, 0.2-0.6 us back to back).
  *
  * Dynamic rows.  native and localredirect have no schedule; their
  * estimates are formulas (native.c, localredirect.c) that never beat
@@ -272,6 +293,13 @@ _Static_assert(PAT_AUTO_EVIDENCE >= 2 && PAT_AUTO_EVIDENCE <= PAT_AUTO_WINDOW,
 /* a measured correction's range (medians: not clamped as tightly as the
  * running means; pipeline's model was 6x off on that node) */
 #define PAT_AUTO_MEAS_MAX 64.0
+/* Back to back: an observed call whose ranks were idle for less than this
+ * (their median, seconds, from their previous exit to its arrival;
+ * pat_state_idle_nth) came right after the call before it.  Its
+ * arrivals and realized time measure the pipelining, not the rows (see
+ * "Back to back").  8 ranks on 2 cores: 0.2-0.6 us back to back, 37-81 us
+ * with two barriers between the calls. */
+#define PAT_AUTO_IDLE 1e-6
 
 typedef struct learned {
   /* the last scores (aware minus blind) and how many there were */
@@ -316,6 +344,11 @@ typedef struct learned {
   unsigned long long dropped;      /* measured enough: far behind */
   int spent;
   int settled_row; /* -1: none */
+  /* calls come back to back here (PAT_AUTO_IDLE): since a scored call
+   * came so, until PAT_AUTO_SAMPLES in a row did not (apart); seen: one
+   * ever did */
+  int b2b, apart, b2b_seen;
+  long soon_apart; /* the score apart it last asked the next exchange for */
   long settled_at; /* its nmeas then */
   double settled_ratio;
   int drifting; /* its last quiet ratios off it by PAT_AUTO_DRIFT, in a row */
@@ -443,11 +476,12 @@ typedef struct pending {
   int cls;                 /* its size class */
   double spread;           /* its real arrivals' spread */
   int skimmed;             /* no aware choice was made: not scored */
+  int b2b;                 /* it came back to back: its time is not used */
 } pending;
 
 /* the values of a pat_auto's state a decision reads and may change,
  * besides caches of its inputs (quiet_state) */
-#define QUIET_STATE 12
+#define QUIET_STATE 14
 
 struct pat_auto {
   int nranks;
@@ -528,7 +562,7 @@ pat_auto *pat_auto_alloc(int nranks) {
       s->cls[k].trusted = -1;
       s->cls[k].settled_row = -1;
       s->cls[k].stretch = 1;
-      s->cls[k].soon_scored = -1;
+      s->cls[k].soon_scored = s->cls[k].soon_apart = -1;
       s->cls[k].decided_scored = -1;
     }
     s->planner = built_plan;
@@ -990,11 +1024,18 @@ static int measure_row(const pat_auto *s, learned *l,
  * on 2 cores, 4 KiB balanced: radixk, 1.4x binomial's time, on 125 of
  * the first 155 calls).  Where the model ranks right, the fastest is its
  * pick. */
-static pat_reduce_alg interim(const learned *l, const pat_call_props *props,
+static pat_reduce_alg interim(const learned *l, const pat_sched_params *p,
+                              const pat_call_props *props,
                               pat_reduce_alg pick) {
   int best = -1;
-  if ((l->phase != PHASE_PROBE && l->phase != PHASE_EXPLORE) ||
-      ((l->measuring & (1ull << pick)) && fresh(l, pick) == 0))
+  if (l->phase != PHASE_PROBE && l->phase != PHASE_EXPLORE)
+    return pick;
+  if (l->b2b) /* the measuring waits: binomial's tree, if allowed */
+    return counted(PAT_REDUCE_ALG_BINOMIAL, p, props, 0,
+                   pat_config_get()->candidates)
+               ? PAT_REDUCE_ALG_BINOMIAL
+               : pick;
+  if ((l->measuring & (1ull << pick)) && fresh(l, pick) == 0)
     return pick;
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
     if ((l->measuring & (1ull << a)) && fresh(l, a) > 0 &&
@@ -1028,7 +1069,7 @@ static void add_noise(learned *l, double x) {
  * choices' estimates under them, each corrected by its row's realized
  * over estimated ratio; the aware one must win by the machine's scatter
  * (add_noise) to count as ahead. */
-static void score(pat_auto *s, const double *actual, long call) {
+static void score(pat_auto *s, const double *actual, long call, double idle) {
   pending *w;
   learned *l;
   double aware, blind;
@@ -1039,6 +1080,14 @@ static void score(pat_auto *s, const double *actual, long call) {
     return; /* not kept, or scored already */
   w->call = -1;
   l = &s->cls[w->cls];
+  if (isnan(idle)) { /* not known: as the calls have come lately */
+    w->b2b = l->b2b;
+  } else {
+    w->b2b = idle < PAT_AUTO_IDLE;
+    l->apart = w->b2b ? 0 : l->apart + 1;
+    l->b2b = w->b2b || (l->b2b && l->apart < PAT_AUTO_SAMPLES);
+    l->b2b_seen |= w->b2b;
+  }
   aware = under(w->aware, &w->params, w->replay, actual, l);
   blind = w->aware == w->blind ? aware
                                : under(w->blind, &w->params, NULL, actual, l);
@@ -1054,18 +1103,23 @@ static void score(pat_auto *s, const double *actual, long call) {
     q.arrivals = actual;
     w->spread = pat_sched_spread(&q);
   }
+  /* back to back the predictions cannot pay: a score against them (a
+   * score of 0 says nothing, decide_mode) */
   if (!w->skimmed) /* else no aware choice was made: nothing to score */
     l->diff[l->scored++ % PAT_AUTO_WINDOW] =
-        w->aware == w->blind ? 0
-                             : l->corr[w->aware] * aware -
-                                   (1 - l->scatter) * l->corr[w->blind] * blind;
+        w->b2b ? blind
+        : w->aware == w->blind
+            ? 0
+            : l->corr[w->aware] * aware -
+                  (1 - l->scatter) * l->corr[w->blind] * blind;
   /* pace: observed calls that used no prediction */
   l->quiet += l->blind_mode || w->aware == w->blind;
 }
 
-void pat_auto_observed(pat_auto *s, const double *actual, long call) {
+void pat_auto_observed(pat_auto *s, const double *actual, long call,
+                       double idle) {
   s->heard++;
-  score(s, actual, call);
+  score(s, actual, call, idle);
 }
 
 /* Settled, a new ratio r of row a: the first PAT_AUTO_SAMPLES of the
@@ -1104,6 +1158,8 @@ void pat_auto_realized(pat_auto *s, long call, double seconds) {
   if (w == NULL || !(w->ran_est > 0) || !isfinite(w->ran_est))
     return;
   w->ran_call = -1;
+  if (w->b2b)
+    return; /* the pipelining's time, not the row's */
   l = &s->cls[w->cls];
   if (call == s->trial_call) { /* the trial is measured: trusted from now */
     s->trial_call = -1;
@@ -1262,15 +1318,20 @@ static int remeasure(const learned *l) {
 static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
   int ahead =
       l->scored > l->mode_at && l->diff[(l->scored - 1) % PAT_AUTO_WINDOW] < 0;
-  if (!automatic || l->phase != PHASE_SETTLED ||
+  if (!automatic || (l->phase != PHASE_SETTLED && !l->b2b) ||
       (!l->blind_mode && s->aware != s->blind)) {
     l->stretch = 1;
     l->quiet = 0;
   } else if (l->quiet >= PAT_AUTO_QUIET &&
-             2 * l->stretch * every <= PAT_EXCHANGE_MAX_EVERY) {
+             2 * l->stretch * every <=
+                 (l->b2b ? PAT_EXCHANGE_MAX_PACED : PAT_EXCHANGE_MAX_EVERY)) {
     l->stretch *= 2;
     l->quiet = 0;
   }
+  /* calls apart again: back to the automatic interval's longest */
+  while (!l->b2b && l->stretch > 1 &&
+         l->stretch * every > PAT_EXCHANGE_MAX_EVERY)
+    l->stretch /= 2;
   s->soon = -1;
   if (!automatic || call < 0)
     return;
@@ -1278,13 +1339,21 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
    * dozen calls where it took hundreds at the small messages' interval;
    * not where the records are many enough that the interval spreads them
    * on the wire (P > 128) */
-  if ((l->phase == PHASE_PROBE || l->phase == PHASE_EXPLORE) &&
+  if ((l->phase == PHASE_PROBE || l->phase == PHASE_EXPLORE) && !l->b2b_seen &&
       !pat_exchange_on_wire(s->nranks))
     s->soon = call + 1;
   /* once per trial and per score ahead: the exchange that answers it is
    * then under way (small messages: an exchange costs about a reduction) */
   if (s->trial_call >= 0 && s->soon_trial != s->trial_call) {
     s->soon_trial = s->trial_call;
+    s->soon = call + 1;
+  }
+  /* and per score apart while back to back and stretched past the
+   * automatic interval's longest: the scores that end the spell come a
+   * call later, not up to 1024 */
+  if (l->b2b && l->apart > 0 && l->stretch * every > PAT_EXCHANGE_MAX_EVERY &&
+      l->soon_apart != l->scored) {
+    l->soon_apart = l->scored;
     s->soon = call + 1;
   }
   if (l->blind_mode && ahead && l->soon_scored != l->scored) {
@@ -1334,7 +1403,7 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
    * rank appeared: a pattern that changes is seen as soon as without) */
   skim = skimmed(s, l, p, call);
   choose(s, p, props, skim);
-  score(s, observed, observed_call);
+  score(s, observed, observed_call, NAN);
   s->settled_now = 0;
   if (realizing) {
     int was = l->phase;
@@ -1386,17 +1455,18 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
   }
   /* a row being measured runs in place of one that does not plan with
    * arrivals (a trial or a trusted plan keeps its call) */
-  if (realizing && exchanged && !pat_alg_table[run]->uses_arrivals &&
+  if (realizing && exchanged && !l->b2b && !pat_alg_table[run]->uses_arrivals &&
       (measured = measure_row(s, l, props)) >= 0)
     run = (pat_reduce_alg)measured;
   else if (run == s->blind)
-    run = interim(l, props, s->blind);
+    run = interim(l, p, props, s->blind);
   if (call >= 0 && exchanged) { /* kept for scoring once observed */
     pending *w = free_slot(s);
     pat_replay_free(w->replay); /* a decision never scored */
     w->replay = NULL;
     if (keep(&w->params, p)) {
       w->skimmed = skim;
+      w->b2b = 0; /* until it is scored */
       w->replay = skim ? NULL : pat_replay_ref(s->aware_replay);
       w->call = call;
       w->aware = s->aware;
@@ -1431,10 +1501,10 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
 static void quiet_state_of(const pat_auto *s, pat_reduce_alg run,
                            long v[QUIET_STATE]) {
   const learned *l = &s->cls[s->cur];
-  long state[QUIET_STATE] = {s->cur,         l->phase,   l->blind_mode,
-                             l->stretch,     l->quiet,   l->trusted,
-                             l->settled_row, l->mode_at, l->spell_from,
-                             s->trial_call,  s->soon,    (long)run};
+  long state[QUIET_STATE] = {
+      s->cur,     l->phase,       l->blind_mode, l->stretch,    l->quiet,
+      l->trusted, l->settled_row, l->mode_at,    l->spell_from, s->trial_call,
+      s->soon,    (long)run,      l->b2b,        l->b2b_seen};
   memcpy(v, state, sizeof state);
 }
 
@@ -1629,7 +1699,9 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
       long at;
       const double *arr = pat_state_observed_nth(c->pat, k, &at);
       if (arr != NULL && at > ac->observed) {
-        pat_auto_observed(s, arr, at);
+        long same;
+        double idle = pat_state_idle_nth(c->pat, k, &same);
+        pat_auto_observed(s, arr, at, same == at ? idle : NAN);
         ac->observed = at;
       }
     }

@@ -26,8 +26,13 @@ pat_reduce_alg pat_auto_decide(pat_auto *a, const pat_sched_params *params,
                                long observed_call, int *switched);
 
 /* The real arrivals of call, once exchanged: scores its decision if it
- * is kept and not scored yet (pat_auto_decide's observed does the same). */
-void pat_auto_observed(pat_auto *a, const double *actual, long call);
+ * is kept and not scored yet (pat_auto_decide's observed does the same,
+ * with the idle time not known).  idle: the ranks' median idle time
+ * before the call (pat_state_idle_nth; NAN: not known, taken as the calls
+ * have come lately); below PAT_AUTO_IDLE the call came back to back
+ * (auto.c, "Back to back"). */
+void pat_auto_observed(pat_auto *a, const double *actual, long call,
+                       double idle);
 
 /* The realized time of call (the latest exit less the earliest arrival,
  * from exchanged stamps, alike on every rank), once it is known, over the

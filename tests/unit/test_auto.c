@@ -1141,6 +1141,155 @@ static void measuring_without_realized_times_ends(void **state) {
   pat_auto_free(au);
 }
 
+/* drive, with the layer's observations given apart, each with the ranks'
+ * median idle time before the call (pat_state_idle_nth): idle, but 1 ms
+ * every apart-th call (0: none; negative: idle only every -apart-th call,
+ * not known, NAN, at the others); *last_switch: the last call at which
+ * auto turned predictions off or on (-1: none). */
+static void drive_idle(pat_auto *au, pat_sched_params *p,
+                       const pat_call_props *props, double *arr, int from,
+                       int to, const double *factor, double idle, int apart,
+                       pat_reduce_alg *ran, int *last_switch) {
+  for (int k = from; k < to; k++) {
+    int sw;
+    if (k >= 2) {
+      pat_reduce_alg r = ran[k - 2];
+      double t = pat_alg_table[r]->uses_arrivals
+                     ? pat_clairvoyant_estimate(p, arr)
+                     : pat_alg_table[r]->estimate(p);
+      pat_auto_realized(au, k - 2, (factor != NULL ? factor[r] : 1) * t);
+    }
+    if (k >= 1)
+      pat_auto_observed(au, arr, k - 1,
+                        apart > 0 && (k - 1) % apart == 0    ? 1e-3
+                        : apart < 0 && (k - 1) % -apart != 0 ? NAN
+                                                             : idle);
+    ran[k] = pat_auto_decide(au, p, props, k, 1, NULL, -1, &sw);
+    if (sw)
+      *last_switch = k;
+  }
+}
+
+/* Calls back to back (auto.c, "Back to back": the ranks idle 0.2 us before
+ * each, under PAT_AUTO_IDLE): the arrivals say the root is late, where the
+ * plan pays in the model, and the rows' realized times say the model's
+ * pick is 3x its estimate.  Neither is the rows' doing there, so auto
+ * learns nothing from them: it keeps its predictions off (a real node, 8
+ * ranks on 2 cores, 4 B: it turned them on and off every few hundred
+ * calls), does not measure rows (it ran ring on up to 2690 of 6400 calls)
+ * but runs binomial, and stretches the exchange's pace beyond the
+ * automatic interval's longest.  The same calls 1 ms apart: the plan runs,
+ * and the measuring ends on binomial; calls apart again after a spell
+ * back to back, the measuring resumes and the pace comes back. */
+static void back_to_back_calls_teach_nothing(void **state) {
+  enum { P = 16, CALLS = 400 };
+  double late[P] = {0}, zeros[P] = {0}, factor[PAT_REDUCE_ALG_COUNT];
+  double deep[PAT_REDUCE_ALG_COUNT];
+  pat_sched_params small = params(P, 1, late), large = params(P, 8192, zeros);
+  pat_call_props one = {.commutative = 1, .contiguous = 1, .count = 1};
+  pat_call_props many = {.commutative = 1, .contiguous = 1, .count = 8192};
+  static pat_reduce_alg ran[3 * CALLS];
+  pat_reduce_alg pick;
+  pat_auto *au;
+  int plans, switched, picks, stretch, off, asked;
+  long soon;
+  (void)state;
+  late[0] = 4 * pat_sched_round_cost(&small);
+  /* the root late: back to back (the idle time known for every call, or
+   * for every 4th only: not known says nothing), no plan and no switch
+   * after the first window; 1 ms apart, the plan runs */
+  for (int apart = 0; apart < 3; apart++) {
+    au = pat_auto_alloc(P);
+    switched = -1;
+    drive_idle(au, &small, &one, late, 0, CALLS, NULL, apart == 2 ? 1e-3 : 2e-7,
+               apart == 1 ? -4 : 0, ran, &switched);
+    plans = 0;
+    for (int k = 20; k < CALLS; k++)
+      plans += ran[k] == PAT_REDUCE_ALG_CLAIRVOYANT;
+    pat_auto_pace(au, &stretch, &soon);
+    print_message("root late, calls %s: the plan ran %d of calls 20-%d, last "
+                  "switch at call %d, stretch %d\n",
+                  apart == 2   ? "1 ms apart"
+                  : apart == 1 ? "back to back (every 4th known)"
+                               : "back to back",
+                  plans, CALLS - 1, switched, stretch);
+    if (apart == 2) {
+      assert_true(plans > (CALLS - 20) / 2);
+    } else {
+      assert_int_equal(plans, 0);
+      assert_true(switched < 20);
+    }
+    pat_auto_free(au);
+  }
+  /* the model's pick 3x, back to back from the first call (but every 10th
+   * call, which comes after a pause: a benchmark's repetitions): the
+   * measuring waits and binomial runs; the pace stretches past the
+   * automatic interval's longest */
+  au = pat_auto_alloc(P);
+  pick = misfit_machine(au, &large, &many, factor);
+  drive_idle(au, &large, &many, zeros, 0, CALLS, factor, 2e-7, 10, ran,
+             &switched);
+  off = 0;
+  for (int k = 5; k < CALLS; k++)
+    off += ran[k] != PAT_REDUCE_ALG_BINOMIAL;
+  pat_auto_pace(au, &stretch, &soon);
+  print_message("model's pick %s 3x its estimate, back to back (every 10th "
+                "call apart): rows other "
+                "than binomial ran %d of calls 5-%d; stretch %d\n",
+                pat_reduce_algorithm_name(pick), off, CALLS - 1, stretch);
+  assert_int_equal(off, 0);
+  assert_true(stretch > PAT_EXCHANGE_MAX_EVERY);
+  /* then apart: the rows are measured, at the automatic interval (no call
+   * asked at once for it: calls that came back to back once may again,
+   * and each exchange among them costs; only the scores that end the
+   * spell back to back are asked for, at most PAT_AUTO_SAMPLES = 3) */
+  off = asked = 0;
+  for (int k = CALLS; k < 2 * CALLS; k++) {
+    drive_idle(au, &large, &many, zeros, k, k + 1, factor, 1e-3, 0, ran,
+               &switched);
+    pat_auto_pace(au, &stretch, &soon);
+    asked += soon == k + 1;
+    off += ran[k] != PAT_REDUCE_ALG_BINOMIAL;
+  }
+  print_message("then 1 ms apart: rows other than binomial ran %d of %d "
+                "calls, %d calls asked at once\n",
+                off, CALLS, asked);
+  assert_true(off >= 3);
+  assert_true(asked >= 1 && asked <= 3);
+  for (int k = 2 * CALLS - 20; k < 2 * CALLS; k++)
+    assert_int_equal(ran[k], PAT_REDUCE_ALG_BINOMIAL);
+  pat_auto_free(au);
+  /* measured 1 ms apart (binomial settles), then back to back with
+   * binomial's realized times 10x (the pipeline's depth: not taken as its
+   * own, else its ratio drifted and every row would be measured again),
+   * then apart again: binomial all along, the pace back */
+  au = pat_auto_alloc(P);
+  pick = misfit_machine(au, &large, &many, factor);
+  memcpy(deep, factor, sizeof deep);
+  deep[PAT_REDUCE_ALG_BINOMIAL] = 10;
+  drive_idle(au, &large, &many, zeros, 0, CALLS, factor, 1e-3, 0, ran,
+             &switched);
+  picks = 0;
+  for (int k = 0; k < CALLS; k++)
+    picks += ran[k] == pick;
+  assert_true(picks <= 8);
+  drive_idle(au, &large, &many, zeros, CALLS, 2 * CALLS, deep, 2e-7, 0, ran,
+             &switched);
+  drive_idle(au, &large, &many, zeros, 2 * CALLS, 3 * CALLS, factor, 1e-3, 0,
+             ran, &switched);
+  off = 0;
+  for (int k = CALLS - 20; k < 3 * CALLS; k++)
+    off += ran[k] != PAT_REDUCE_ALG_BINOMIAL;
+  pat_auto_pace(au, &stretch, &soon);
+  print_message("settled 1 ms apart (the pick ran %d), back to back, apart "
+                "again: rows other than binomial ran %d of calls %d-%d; "
+                "stretch %d\n",
+                picks, off, CALLS - 20, 3 * CALLS - 1, stretch);
+  assert_int_equal(off, 0);
+  assert_true(stretch <= PAT_EXCHANGE_MAX_EVERY);
+  pat_auto_free(au);
+}
+
 /* Same inputs, same choice (every rank decides alike); a cached decision
  * equals a fresh one. */
 static void same_inputs_same_choice(void **state) {
@@ -1173,7 +1322,7 @@ static void same_inputs_same_choice(void **state) {
 /* Drives two autos alike, au with quiet calls and ref deciding every call
  * in full, as the PAT layer would at auto's pace: call k is exchanged when
  * it is a multiple of E times auto's stretch (up to
- * PAT_EXCHANGE_MAX_EVERY) or the call auto asked for, observed lag calls
+ * PAT_EXCHANGE_MAX_PACED) or the call auto asked for, observed lag calls
  * later with its real arrivals (which the following calls are predicted
  * to repeat: the `last` predictor), its realized time with the next
  * exchanged call's observation; each row takes its estimate times a
@@ -1182,8 +1331,10 @@ static void same_inputs_same_choice(void **state) {
  * rank late; then a prediction that stands still while what is heard
  * changes the choice (the last rank predicted late: balanced arrivals,
  * then the last rank late indeed).  wander: every call a rank late by
- * 1-2.5 d, mostly the last one.  Every call's row, switch and pace
- * must be alike; returns the calls au served quietly. */
+ * 1-2.5 d, mostly the last one.  The calls come back to back (idle
+ * 0.2 us) in spells of 250 calls, between spells 1 ms apart (wander: not
+ * known).  Every call's row, switch and pace must be alike; returns the
+ * calls au served quietly. */
 static unsigned long quiet_against_full(int P, int count, int E, int calls,
                                         int wander, unsigned long *stood) {
   pat_sched_params p = params(P, count, NULL);
@@ -1207,8 +1358,8 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
   pat_auto_set_quiet(ref, 0);
   for (int k = 0; k < calls; k++) {
     double *a = actual + (size_t)k * P;
-    int every = E * stretch < PAT_EXCHANGE_MAX_EVERY ? E * stretch
-                                                     : PAT_EXCHANGE_MAX_EVERY;
+    int every = E * stretch < PAT_EXCHANGE_MAX_PACED ? E * stretch
+                                                     : PAT_EXCHANGE_MAX_PACED;
     int exchanged = k % every == 0 || k == soon, sw_au, sw_ref, st;
     /* the PAT layer has nothing to do (pat_state_quiet): no exchange now
      * (one that samples for the next is quiet), none pending, nothing
@@ -1236,8 +1387,9 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
       if (xs[i] + lag == k) {
         long x = xs[i];
         layer_quiet = 0;
-        pat_auto_observed(au, actual + (size_t)x * P, x);
-        pat_auto_observed(ref, actual + (size_t)x * P, x);
+        double idle = wander ? NAN : x / 250 % 2 ? 2e-7 : 1e-3;
+        pat_auto_observed(au, actual + (size_t)x * P, x, idle);
+        pat_auto_observed(ref, actual + (size_t)x * P, x, idle);
         if (k < 1200 || wander)
           memcpy(pred, actual + (size_t)x * P, (size_t)P * sizeof *pred);
         if (i > 0) {
@@ -1407,6 +1559,7 @@ int main(void) {
       cmocka_unit_test_teardown(measuring_runs_the_fastest_measured, reset_env),
       cmocka_unit_test_teardown(refitted_model_is_checked_again, reset_env),
       cmocka_unit_test_teardown(corrections_follow_a_refit, reset_env),
+      cmocka_unit_test_teardown(back_to_back_calls_teach_nothing, reset_env),
       cmocka_unit_test_teardown(measuring_without_realized_times_ends,
                                 reset_env),
       cmocka_unit_test_teardown(flip_flop_engages_steady_releases, reset_env),
