@@ -553,18 +553,25 @@ static void realized_times_after_a_long_interval(void **state) {
  * exchanged, arrivals arr both predicted (p->arrivals is arr) and real, a
  * call's realized time two calls later), each row taking factor[row]
  * times its estimate (factor NULL: 1). */
+/* At call k, call k - 2's realized time, as drive gives it. */
+static void realized_two_back(pat_auto *au, const pat_sched_params *p,
+                              const double *arr, const double *factor,
+                              const pat_reduce_alg *ran, int k) {
+  if (k >= 2) {
+    pat_reduce_alg r = ran[k - 2];
+    double t = pat_alg_table[r]->uses_arrivals
+                   ? pat_clairvoyant_estimate(p, arr)
+                   : pat_alg_table[r]->estimate(p);
+    pat_auto_realized(au, k - 2, (factor != NULL ? factor[r] : 1) * t);
+  }
+}
+
 static void drive(pat_auto *au, pat_sched_params *p,
                   const pat_call_props *props, double *arr, int from, int to,
                   const double *factor, pat_reduce_alg *ran) {
   int sw;
   for (int k = from; k < to; k++) {
-    if (k >= 2) {
-      pat_reduce_alg r = ran[k - 2];
-      double t = pat_alg_table[r]->uses_arrivals
-                     ? pat_clairvoyant_estimate(p, arr)
-                     : pat_alg_table[r]->estimate(p);
-      pat_auto_realized(au, k - 2, (factor != NULL ? factor[r] : 1) * t);
-    }
+    realized_two_back(au, p, arr, factor, ran, k);
     ran[k] =
         pat_auto_decide(au, p, props, k, 1, k > 0 ? arr : NULL, k - 1, &sw);
   }
@@ -1152,13 +1159,7 @@ static void drive_idle(pat_auto *au, pat_sched_params *p,
                        pat_reduce_alg *ran, int *last_switch) {
   for (int k = from; k < to; k++) {
     int sw;
-    if (k >= 2) {
-      pat_reduce_alg r = ran[k - 2];
-      double t = pat_alg_table[r]->uses_arrivals
-                     ? pat_clairvoyant_estimate(p, arr)
-                     : pat_alg_table[r]->estimate(p);
-      pat_auto_realized(au, k - 2, (factor != NULL ? factor[r] : 1) * t);
-    }
+    realized_two_back(au, p, arr, factor, ran, k);
     if (k >= 1)
       pat_auto_observed(au, arr, k - 1,
                         apart > 0 && (k - 1) % apart == 0    ? 1e-3
