@@ -111,8 +111,10 @@ int pat_state_sampling(const pat_state *ps);
 void pat_state_transfer_sample(pat_state *ps, double bytes, double seconds);
 void pat_state_combine_sample(pat_state *ps, double bytes, double seconds);
 
-/* At the end of a call of bytes per message: counts it, refreshes clock
- * offsets when due. */
+/* At the end of a call of bytes per message: counts it, stamps its exit
+ * if it exchanged, advances the exchanges, refreshes clock offsets when
+ * due, and then, if the next call exchanges, reads the local clock: its
+ * idle time starts there (pat_state_idle_nth; so does pat_state_skip). */
 int pat_state_depart(pat_state *ps, double bytes);
 
 /* 1 if a call of bytes per message arriving now needs nothing of the

@@ -90,19 +90,19 @@
  * is a candidate.  Only rows that serve the call are weighed
  * (pat_alg_unmet), so a non-commutative op gets an order-preserving row.
  *
- * Realized times.  The PAT layer also exchanges every rank's exit stamp
- * of the previous call, so each call's realized time (latest exit less
- * earliest arrival) is known alike on every rank one exchange after its
- * arrivals.  The row that ran it gets realized over its estimate under
- * the real arrivals into a running geometric mean (pat_auto_realized):
- * for the rows that do not plan with arrivals it is the machine's factor
- * (what every row pays beyond its model: the stamp exchange, skew), and
- * it ranks no row above another (with a correction per row they took
- * turns, each losing its lead to the next); a planning row's ratio over
- * that factor multiplies its estimates, bounds and scores from then on:
- * a plan the network runs slower than modeled loses its lead after a few
- * calls, and the correction fades while the row does not run.  A row
- * that the fade brought back (away for longer than a trial waits) and
+ * Realized times.  The PAT layer also exchanges how long every rank
+ * took in the previous exchanged call (its exit less its stamp), so each
+ * such call's realized time (latest exit less earliest arrival) is known
+ * alike on every rank one exchange after its arrivals.  The row that ran it
+ * gets realized over its estimate under the real arrivals into a running
+ * geometric mean (pat_auto_realized): for the rows that do not plan with
+ * arrivals it is the machine's factor (what every row pays beyond its model:
+ * the stamp exchange, skew), and it ranks no row above another (with a
+ * correction per row they took turns, each losing its lead to the next); a
+ * planning row's ratio over that factor multiplies its estimates, bounds and
+ * scores from then on: a plan the network runs slower than modeled loses its
+ * lead after a few calls, and the correction fades while the row does not run.
+ * A row that the fade brought back (away for longer than a trial waits) and
  * that ran slower again than its faded correction said (by 10% or the
  * machine's scatter, the larger) forgets half as fast from then on, down to a
  * sixteenth; one that ran as it said, at the full rate again, and so do
@@ -1084,7 +1084,7 @@ static void score(pat_auto *s, const double *actual, long call, double idle) {
     w->b2b = l->b2b;
   } else {
     w->b2b = idle < PAT_AUTO_IDLE;
-    l->apart = w->b2b ? 0 : l->apart + 1;
+    l->apart = w->b2b ? 0 : l->apart + (l->apart < PAT_AUTO_SAMPLES);
     l->b2b = w->b2b || (l->b2b && l->apart < PAT_AUTO_SAMPLES);
     l->b2b_seen |= w->b2b;
   }
@@ -1448,7 +1448,8 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
     if (s->trial_call >= 0 && (waiting(s, s->trial_call, 0) == NULL &&
                                waiting(s, s->trial_call, 1) == NULL))
       s->trial_call = -1; /* its realized time will not come: try again */
-    if (s->trial_call < 0 && exchanged)
+    /* back to back a trial's realized time would not count: none */
+    if (s->trial_call < 0 && exchanged && !l->b2b)
       s->trial_call = call; /* one call on trial */
     else
       run = s->blind; /* until a trial's realized time comes */

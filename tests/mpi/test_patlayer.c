@@ -43,6 +43,8 @@
  *   carried as offsets from each rank's stamp) must be the latest exit
  *   less the earliest arrival (each exit read just before and after the
  *   departure that stamps it).
+ * test_patlayer idle_paced: the same at the automatic pace, quiet calls
+ *   skipped, then stretched past PAT_EXCHANGE_MAX_EVERY (see there).
  */
 #include <math.h>
 #include <stdio.h>
@@ -355,6 +357,66 @@ static void test_idle(void) {
   MPI_Comm_free(&comm);
 }
 
+/* test_idle at the automatic pace (the ctest sets
+ * PAT_REDUCE_ROUND_COST=1us: 8 B exchanges every 8th call), calls back to
+ * back and quiet ones skipped as the dispatcher does (pat_state_skip):
+ * the idle time of every observed call but the first is known (the call
+ * before it read the clock: it knew its successor exchanges) and small;
+ * stretched by 32 (every 256th call, past PAT_EXCHANGE_MAX_EVERY), the
+ * calls that exchange are those multiples, and they are still observed. */
+static void test_idle_paced(void) {
+  enum { CALLS = 2000, SWITCH = 400 };
+  const double bytes = 8;
+  MPI_Comm comm;
+  pat_comm_state *st = NULL;
+  pat_state *ps = NULL;
+  static double close[CALLS];
+  long seen = -1;
+  int together = 0, unknown = 0, late = 0, off = 0;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  check(pat_comm_state_get(comm, &st) == MPI_SUCCESS &&
+            pat_comm_state_pat(st, &ps) == MPI_SUCCESS,
+        "call %d: no PAT layer", 0);
+  while (ps != NULL && pat_state_calls(ps) < CALLS) {
+    long k = pat_state_calls(ps), call;
+    double stamp, idle;
+    if (k == SWITCH)
+      pat_state_pace(ps, 32, -1);
+    if (pat_state_quiet(ps, bytes)) {
+      long through = pat_state_quiet_through(ps, bytes);
+      for (long j = k; j <= through && j < CALLS; j++)
+        pat_state_skip(ps);
+      continue;
+    }
+    check(pat_state_arrive(ps, bytes, &stamp) == MPI_SUCCESS,
+          "call %d: arrive failed", (int)k);
+    /* after the switch (its exchanges observed), only multiples of 256 */
+    if (k > SWITCH + 16 && pat_state_exchanging(ps))
+      off += k % 256 != 0;
+    check(pat_state_depart(ps, bytes) == MPI_SUCCESS, "call %d: depart failed",
+          (int)k);
+    idle = pat_state_idle_nth(ps, 0, &call);
+    if (call <= seen)
+      continue;
+    seen = call;
+    late += call > SWITCH + 16;
+    if (call < 1)
+      continue;
+    if (isnan(idle))
+      unknown++;
+    else
+      close[together++] = idle;
+  }
+  check(unknown == 0, "%d observed calls with no idle time", unknown);
+  check(off == 0, "%d exchanges off the stretched interval's multiples", off);
+  check(late >= (CALLS - SWITCH) / 256 - 1,
+        "%d exchanges observed at every 256th call, too few", late);
+  qsort(close, (size_t)together, sizeof *close, by_value);
+  check(together > SWITCH / 8 / 2 && close[together / 2] < 3e-6,
+        "%d: back to back, but idle 3 us or more", together);
+  MPI_Comm_free(&comm);
+}
+
 /* 2x2 unsigned matrix product, a non-commutative op */
 static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt) {
   unsigned *a = in, *b = inout;
@@ -483,6 +545,8 @@ int main(int argc, char **argv) {
     test_quiet();
   else if (strcmp(mode, "idle") == 0)
     test_idle();
+  else if (strcmp(mode, "idle_paced") == 0)
+    test_idle_paced();
   else
     test_hash();
   total[0] = checks - failures;
