@@ -190,6 +190,18 @@ static void test_exchange(void) {
   pat_clock_debug_skew(0);
 }
 
+/* A duplicate of MPI_COMM_WORLD into *comm and its PAT layer (NULL, a
+ * failed check, if it has none). */
+static pat_state *layer_of(MPI_Comm *comm) {
+  pat_comm_state *st = NULL;
+  pat_state *ps = NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, comm);
+  check(pat_comm_state_get(*comm, &st) == MPI_SUCCESS &&
+            pat_comm_state_pat(st, &ps) == MPI_SUCCESS,
+        "call %d: no PAT layer", 0);
+  return ps;
+}
+
 static void test_quiet(void) {
   /* the ctest sets PAT_REDUCE_ROUND_COST=1us (8 B: an exchange every 8th
    * call, paced) and PAT_REDUCE_CLOCK_REFRESH */
@@ -199,12 +211,8 @@ static void test_quiet(void) {
   int stretch = 1, skipped = 0;
   long soon = -1;
   MPI_Comm comm;
-  pat_comm_state *st = NULL;
-  pat_state *ps = NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  check(pat_comm_state_get(comm, &st) == MPI_SUCCESS &&
-            pat_comm_state_pat(st, &ps) == MPI_SUCCESS,
-        "call %d: no PAT layer", 0);
+  pat_state *ps;
+  ps = layer_of(&comm);
   while (ps != NULL && pat_state_calls(ps) < CALLS) {
     long k = pat_state_calls(ps), through;
     double stamp;
@@ -318,8 +326,7 @@ static void test_idle(void) {
   enum { CALLS = 80, APART = 40 };
   const double bytes = 8;
   MPI_Comm comm;
-  pat_comm_state *st = NULL;
-  pat_state *ps = NULL;
+  pat_state *ps;
   /* per call: this rank's arrival and exit (just before and after its
    * departure), the idle time and realized time observed at its end (and
    * of which calls), the test's own idle time before it */
@@ -329,10 +336,7 @@ static void test_idle(void) {
   static long idle_of[CALLS], took_of[CALLS];
   double back = NAN;
   int apart = 0;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  check(pat_comm_state_get(comm, &st) == MPI_SUCCESS &&
-            pat_comm_state_pat(st, &ps) == MPI_SUCCESS,
-        "call %d: no PAT layer", 0);
+  ps = layer_of(&comm);
   /* no MPI call between the layer's calls but its own */
   while (ps != NULL && pat_state_calls(ps) < CALLS) {
     long k = pat_state_calls(ps);
@@ -408,17 +412,13 @@ static void test_idle_paced(void) {
   enum { CALLS = 2000, SWITCH = 400 };
   const double bytes = 8;
   MPI_Comm comm;
-  pat_comm_state *st = NULL;
-  pat_state *ps = NULL;
+  pat_state *ps;
   static double idle[CALLS], mine[CALLS];
   static long idle_of[CALLS];
   double back = NAN;
   long seen = -1;
   int unknown = 0, late = 0, off = 0;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  check(pat_comm_state_get(comm, &st) == MPI_SUCCESS &&
-            pat_comm_state_pat(st, &ps) == MPI_SUCCESS,
-        "call %d: no PAT layer", 0);
+  ps = layer_of(&comm);
   for (int k = 0; k < CALLS; k++) {
     mine[k] = idle[k] = NAN;
     idle_of[k] = -1;
