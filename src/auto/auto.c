@@ -199,7 +199,7 @@
  * measured on the calls after it (the measuring waits; binomial runs
  * meanwhile, if the list allows it) and the pace stretches as if settled.
  * Calls with work between them, or barriers, are not (37-81 us idle on
- * that node, 0.2-0.6 us back to back).
+ * that node, 0.1-0.6 us back to back).
  *
  * Dynamic rows.  native and localredirect have no schedule; their
  * estimates are formulas (native.c, localredirect.c) that never beat
@@ -294,11 +294,12 @@ _Static_assert(PAT_AUTO_EVIDENCE >= 2 && PAT_AUTO_EVIDENCE <= PAT_AUTO_WINDOW,
  * running means; pipeline's model was 6x off on that node) */
 #define PAT_AUTO_MEAS_MAX 64.0
 /* Back to back: an observed call whose ranks were idle for less than this
- * (their median, seconds, from their previous exit to its arrival;
- * pat_state_idle_nth) came right after the call before it.  Its
- * arrivals and realized time measure the pipelining, not the rows (see
- * "Back to back").  8 ranks on 2 cores: 0.2-0.6 us back to back, 37-81 us
- * with two barriers between the calls. */
+ * (their median, seconds, from the end of their call before to its start,
+ * the PAT layer's own work left out; pat_state_idle_nth) came right after
+ * the call before it.  Its arrivals and realized time measure the
+ * pipelining, not the rows (see "Back to back").  8 ranks on 2 cores:
+ * 0.1-0.6 us back to back (up to 1.7 us under ASan), 37-81 us with two
+ * barriers between the calls. */
 #define PAT_AUTO_IDLE 1e-6
 
 typedef struct learned {
