@@ -345,10 +345,10 @@ typedef struct learned {
   unsigned long long dropped;      /* measured enough: far behind */
   int spent;
   int settled_row; /* -1: none */
-  /* calls come back to back here (PAT_AUTO_IDLE): since a scored call
-   * came so, until PAT_AUTO_SAMPLES in a row did not (apart); seen: one
-   * ever did */
-  int b2b, apart, b2b_seen;
+  /* calls back to back here (PAT_AUTO_IDLE, back_to_back): one scored
+   * call ever came so (b2b_seen), and the scored calls apart since the
+   * last that did, up to PAT_AUTO_SAMPLES */
+  int apart, b2b_seen;
   long soon_apart; /* the score apart it last asked the next exchange for */
   long settled_at; /* its nmeas then */
   double settled_ratio;
@@ -378,6 +378,12 @@ typedef struct learned {
    * that do not plan are trusted under arrivals (row_estimate) */
   int verified;
 } learned;
+
+/* Calls come back to back in class l: since a scored call came so, until
+ * PAT_AUTO_SAMPLES in a row did not. */
+static int back_to_back(const learned *l) {
+  return l->b2b_seen && l->apart < PAT_AUTO_SAMPLES;
+}
 
 /* learned.phase */
 enum {
@@ -1031,7 +1037,7 @@ static pat_reduce_alg interim(const learned *l, const pat_sched_params *p,
   int best = -1;
   if (l->phase != PHASE_PROBE && l->phase != PHASE_EXPLORE)
     return pick;
-  if (l->b2b) /* the measuring waits: binomial's tree, if allowed */
+  if (back_to_back(l)) /* the measuring waits: binomial's tree, if allowed */
     return counted(PAT_REDUCE_ALG_BINOMIAL, p, props, 0,
                    pat_config_get()->candidates)
                ? PAT_REDUCE_ALG_BINOMIAL
@@ -1082,11 +1088,10 @@ static void score(pat_auto *s, const double *actual, long call, double idle) {
   w->call = -1;
   l = &s->cls[w->cls];
   if (isnan(idle)) { /* not known: as the calls have come lately */
-    w->b2b = l->b2b;
+    w->b2b = back_to_back(l);
   } else {
     w->b2b = idle < PAT_AUTO_IDLE;
     l->apart = w->b2b ? 0 : l->apart + (l->apart < PAT_AUTO_SAMPLES);
-    l->b2b = w->b2b || (l->b2b && l->apart < PAT_AUTO_SAMPLES);
     l->b2b_seen |= w->b2b;
   }
   aware = under(w->aware, &w->params, w->replay, actual, l);
@@ -1319,19 +1324,19 @@ static int remeasure(const learned *l) {
 static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
   int ahead =
       l->scored > l->mode_at && l->diff[(l->scored - 1) % PAT_AUTO_WINDOW] < 0;
-  if (!automatic || (l->phase != PHASE_SETTLED && !l->b2b) ||
+  int b2b = back_to_back(l);
+  if (!automatic || (l->phase != PHASE_SETTLED && !b2b) ||
       (!l->blind_mode && s->aware != s->blind)) {
     l->stretch = 1;
     l->quiet = 0;
   } else if (l->quiet >= PAT_AUTO_QUIET &&
              2 * l->stretch * every <=
-                 (l->b2b ? PAT_EXCHANGE_MAX_PACED : PAT_EXCHANGE_MAX_EVERY)) {
+                 (b2b ? PAT_EXCHANGE_MAX_PACED : PAT_EXCHANGE_MAX_EVERY)) {
     l->stretch *= 2;
     l->quiet = 0;
   }
   /* calls apart again: back to the automatic interval's longest */
-  while (!l->b2b && l->stretch > 1 &&
-         l->stretch * every > PAT_EXCHANGE_MAX_EVERY)
+  while (!b2b && l->stretch > 1 && l->stretch * every > PAT_EXCHANGE_MAX_EVERY)
     l->stretch /= 2;
   s->soon = -1;
   if (!automatic || call < 0)
@@ -1352,7 +1357,7 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
   /* and per score apart while back to back and stretched past the
    * automatic interval's longest: the scores that end the spell come a
    * call later, not up to 1024 */
-  if (l->b2b && l->apart > 0 && l->stretch * every > PAT_EXCHANGE_MAX_EVERY &&
+  if (b2b && l->apart > 0 && l->stretch * every > PAT_EXCHANGE_MAX_EVERY &&
       l->soon_apart != l->scored) {
     l->soon_apart = l->scored;
     s->soon = call + 1;
@@ -1450,14 +1455,15 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
                                waiting(s, s->trial_call, 1) == NULL))
       s->trial_call = -1; /* its realized time will not come: try again */
     /* back to back a trial's realized time would not count: none */
-    if (s->trial_call < 0 && exchanged && !l->b2b)
+    if (s->trial_call < 0 && exchanged && !back_to_back(l))
       s->trial_call = call; /* one call on trial */
     else
       run = s->blind; /* until a trial's realized time comes */
   }
   /* a row being measured runs in place of one that does not plan with
    * arrivals (a trial or a trusted plan keeps its call) */
-  if (realizing && exchanged && !l->b2b && !pat_alg_table[run]->uses_arrivals &&
+  if (realizing && exchanged && !back_to_back(l) &&
+      !pat_alg_table[run]->uses_arrivals &&
       (measured = measure_row(s, l, props)) >= 0)
     run = (pat_reduce_alg)measured;
   else if (run == s->blind)
@@ -1506,7 +1512,7 @@ static void quiet_state_of(const pat_auto *s, pat_reduce_alg run,
   long state[QUIET_STATE] = {
       s->cur,     l->phase,       l->blind_mode, l->stretch,    l->quiet,
       l->trusted, l->settled_row, l->mode_at,    l->spell_from, s->trial_call,
-      s->soon,    (long)run,      l->b2b,        l->b2b_seen};
+      s->soon,    (long)run,      l->apart,      l->b2b_seen};
   memcpy(v, state, sizeof state);
 }
 
