@@ -150,8 +150,8 @@ struct pat_state {
   long xcall;        /* the call of the latest exchange started here */
   double xstamp;     /* this rank's arrival stamp of call xcall */
   double xexit;      /* this rank's exit stamp of call xcall (NAN: none) */
-  double left; /* local clock at the end of the latest call, if the call
-                * after it exchanges (NAN: not read) */
+  double left;       /* local clock at the end of the latest call, if the call
+                      * after it exchanges (NAN: not read) */
   double *gaps;      /* nranks: scratch for the observed call's idle times */
   /* the last PAT_OBSERVED_KEPT observed calls' stamps and realized times,
    * rings by their counts: a caller that was not at every call (auto
@@ -685,31 +685,31 @@ void pat_state_combine_sample(pat_state *ps, double bytes, double seconds) {
 
 long pat_state_calls(const pat_state *ps) { return ps->calls; }
 
+/* The ring slot of the k-th latest of count entries kept (the last
+ * PAT_OBSERVED_KEPT), -1 past them. */
+static int nth_slot(long count, int k) {
+  long i = count - 1 - k;
+  return k < 0 || k >= PAT_OBSERVED_KEPT || i < 0
+             ? -1
+             : (int)(i % PAT_OBSERVED_KEPT);
+}
+
 const double *pat_state_observed_nth(const pat_state *ps, int k, long *call) {
-  long i = ps->nhist - 1 - k;
-  *call = -1;
-  if (k < 0 || k >= PAT_OBSERVED_KEPT || i < 0)
-    return NULL;
-  *call = ps->hist_call[i % PAT_OBSERVED_KEPT];
-  return ps->hist + (size_t)(i % PAT_OBSERVED_KEPT) * ps->nranks;
+  int j = nth_slot(ps->nhist, k);
+  *call = j < 0 ? -1 : ps->hist_call[j];
+  return j < 0 ? NULL : ps->hist + (size_t)j * ps->nranks;
 }
 
 double pat_state_idle_nth(const pat_state *ps, int k, long *call) {
-  long i = ps->nhist - 1 - k;
-  *call = -1;
-  if (k < 0 || k >= PAT_OBSERVED_KEPT || i < 0)
-    return NAN;
-  *call = ps->hist_call[i % PAT_OBSERVED_KEPT];
-  return ps->idle[i % PAT_OBSERVED_KEPT];
+  int j = nth_slot(ps->nhist, k);
+  *call = j < 0 ? -1 : ps->hist_call[j];
+  return j < 0 ? NAN : ps->idle[j];
 }
 
 double pat_state_realized_nth(const pat_state *ps, int k, long *call) {
-  long i = ps->nrz - 1 - k;
-  *call = -1;
-  if (k < 0 || k >= PAT_OBSERVED_KEPT || i < 0)
-    return NAN;
-  *call = ps->rz_call[i % PAT_OBSERVED_KEPT];
-  return ps->rz[i % PAT_OBSERVED_KEPT];
+  int j = nth_slot(ps->nrz, k);
+  *call = j < 0 ? -1 : ps->rz_call[j];
+  return j < 0 ? NAN : ps->rz[j];
 }
 
 int pat_configured_model(const pat_config *cfg, pat_model *model) {
