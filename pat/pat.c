@@ -154,8 +154,7 @@ struct pat_state {
                       * after it exchanges (NAN: not read) */
   double *gaps;      /* nranks: scratch for the observed call's idle times */
   /* the last PAT_OBSERVED_KEPT observed calls' stamps and realized times,
-   * rings by their counts: a caller that was not at every call (auto
-   * between other rows' calls) still finds its own */
+   * rings by their counts */
   double *hist; /* PAT_OBSERVED_KEPT * nranks */
   long hist_call[PAT_OBSERVED_KEPT], nhist;
   double idle[PAT_OBSERVED_KEPT]; /* pat_state_idle_nth, by nhist */

@@ -77,8 +77,9 @@ int pat_state_exchanging(const pat_state *ps);
 /* The arrival times of the k-th latest of the last PAT_OBSERVED_KEPT
  * calls whose stamps have been exchanged (k = 0: the latest; nranks
  * entries, owned by ps, identical on every rank) and its index; NULL and
- * -1 past them.  A caller that did not run at every call (auto between
- * other rows' calls on the communicator) finds its own calls here. */
+ * -1 past them.  Calls of other rows between a caller's (auto) may push
+ * its own out: the dispatcher passes what each call observed to the rows
+ * that learn from it (pat_alg_row.observed). */
 #define PAT_OBSERVED_KEPT 8
 const double *pat_state_observed_nth(const pat_state *ps, int k, long *call);
 

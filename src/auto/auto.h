@@ -97,4 +97,8 @@ int pat_auto_standing(pat_auto *a, const pat_sched_params *params,
                       pat_reduce_alg *chosen, long *through);
 unsigned long pat_auto_quiet_calls(const pat_auto *a);
 
+/* The auto state of a communicator (NULL before auto's first call there),
+ * for the tests that look at it under MPI. */
+pat_auto *pat_auto_of(pat_comm_state *st);
+
 #endif /* PAT_AUTO_H */

@@ -235,12 +235,24 @@ typedef struct oracle {
   double round_cost; /* <= 0: the library's cost model */
 } oracle;
 
-/* The PAT layer's part of every call: stamp the arrival and exchange. */
+/* The PAT layer's part of every call: stamp the arrival and exchange.
+ * What the arrival observed goes to every row that learns from it and
+ * keeps state here (pat_alg_row.observed), whichever row serves the call. */
 static int pat_arrive(pat_call *c) {
   double stamp;
+  long before, after;
   int rc = pat_comm_state_pat(c->state, &c->pat);
-  if (rc == MPI_SUCCESS)
-    rc = pat_state_arrive(c->pat, c->bytes, &stamp);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  pat_state_observed_nth(c->pat, 0, &before);
+  rc = pat_state_arrive(c->pat, c->bytes, &stamp);
+  pat_state_observed_nth(c->pat, 0, &after);
+  for (int a = 0; rc == MPI_SUCCESS && after != before &&
+                  a < PAT_REDUCE_ALG_COUNT;
+       a++)
+    if (pat_alg_table[a]->observed != NULL &&
+        pat_comm_state_alg(c->state, (pat_reduce_alg)a) != NULL)
+      pat_alg_table[a]->observed(c);
   return rc;
 }
 

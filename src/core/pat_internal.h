@@ -180,6 +180,13 @@ typedef struct pat_alg_row {
   pat_config_fn parse;
   /* per-communicator state (pat_comm_state_alg), freed with it */
   void (*state_free)(void *state);
+  /* A row that learns from the PAT layer's observations (auto): called at
+   * every call of a communicator on which it keeps state, whichever row
+   * serves the call, where the layer's arrival observed an exchange.  The
+   * layer keeps the last PAT_OBSERVED_KEPT observations only, and the
+   * calls of other rows between the row's own (a rules file's lines) may
+   * push the row's out before its next call.  NULL: none. */
+  void (*observed)(pat_call *call);
 } pat_alg_row;
 
 /* Row i is the row of algorithm i. */

@@ -47,6 +47,14 @@
  *   departure that stamps it).
  * test_patlayer idle_paced: the same at the automatic pace, quiet calls
  *   skipped, then stretched past PAT_EXCHANGE_MAX_EVERY (see there).
+ * test_patlayer mixed: auto serves one call of 64 KiB in 64, binomial the
+ *   63 of 8 B between (as a rules file's lines would), a barrier before
+ *   each: auto must hear its own calls' exchanges, which the 8 B calls'
+ *   push out of the layer's last PAT_OBSERVED_KEPT before auto's next
+ *   call, so it must finish measuring the rows (settle) and stretch the
+ *   exchange's pace (in most rounds of the last two thirds at most one
+ *   call in 32 exchanged, where every 8th was before auto heard them).
+ *   Every sum is checked.
  */
 #include <math.h>
 #include <stdio.h>
@@ -56,6 +64,7 @@
 
 #include <mpi.h>
 
+#include "auto/auto.h"
 #include "core/pat_internal.h"
 #include "pat/pat_layer.h"
 #include "reduce/pat_pat.h"
@@ -461,6 +470,52 @@ static void test_idle_paced(void) {
 }
 
 /* 2x2 unsigned matrix product, a non-commutative op */
+static void test_mixed(void) {
+  enum { ROUNDS = 150, PERIOD = 128, BIG = 8192 };
+  static long in[BIG], out[BIG];
+  static int per_round[ROUNDS];
+  MPI_Comm comm;
+  pat_comm_state *st = NULL;
+  pat_state *ps = layer_of(&comm);
+  int settled = 0, stretched = 0;
+  long seen = -1;
+  if (ps == NULL || pat_comm_state_get(comm, &st) != MPI_SUCCESS)
+    return;
+  for (int i = 0; i < BIG; i++)
+    in[i] = rank + i;
+  for (int call = 0; call < ROUNDS * PERIOD; call++) {
+    int big = call % PERIOD == 0, count = big ? BIG : 1;
+    long latest;
+    MPI_Barrier(comm);
+    check(pat_reduce_using(big ? PAT_REDUCE_ALG_AUTO : PAT_REDUCE_ALG_BINOMIAL,
+                           in, out, count, MPI_LONG, MPI_SUM, 0,
+                           comm) == MPI_SUCCESS,
+          "call %d failed", call);
+    for (int i = 0; rank == 0 && i < count; i += 1 + count / 7)
+      check(out[i] == (long)size * (size - 1) / 2 + (long)size * i,
+            "call %d: wrong sum", call);
+    settled |= big && pat_auto_of(st) != NULL &&
+               pat_auto_settled(pat_auto_of(st)) != 0;
+    pat_state_observed_nth(ps, 0, &latest);
+    per_round[call / PERIOD] += latest != seen;
+    seen = latest;
+  }
+  /* the rounds of the last two thirds that exchanged at most one call in
+   * 32: auto may still measure in the first, and now and then runs
+   * predictions for a few rounds (the pace back to every call's then) */
+  for (int i = ROUNDS / 3; i < ROUNDS; i++)
+    stretched += per_round[i] <= PERIOD / 32;
+  if (rank == 0)
+    printf("test_patlayer mixed: settled %s; %d of the last %d rounds "
+           "exchanged at most %d of their %d calls\n",
+           settled ? "yes" : "no", stretched, ROUNDS - ROUNDS / 3, PERIOD / 32,
+           PERIOD);
+  check(settled, "auto never settled in %d rounds", ROUNDS);
+  check(2 * stretched >= ROUNDS - ROUNDS / 3,
+        "the pace did not stretch in most rounds (%d)", stretched);
+  MPI_Comm_free(&comm);
+}
+
 static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt) {
   unsigned *a = in, *b = inout;
   (void)dt;
@@ -590,6 +645,9 @@ int main(int argc, char **argv) {
     test_idle();
   else if (strcmp(mode, "idle_paced") == 0)
     test_idle_paced();
+  else if (strcmp(mode, "mixed") == 0)
+    test_mixed();
+
   else
     test_hash();
   total[0] = checks - failures;
