@@ -151,7 +151,7 @@ struct pat_state {
   double xstamp;     /* this rank's arrival stamp of call xcall */
   double xexit;      /* this rank's exit stamp of call xcall (NAN: none) */
   double left;       /* local clock at the end of the latest call, if the call
-                      * after it exchanges (NAN: not read) */
+                      * after it may exchange (NAN: not read) */
   double *gaps;      /* nranks: scratch for the observed call's idle times */
   /* the last PAT_OBSERVED_KEPT observed calls' stamps and realized times,
    * rings by their counts */
@@ -161,13 +161,20 @@ struct pat_state {
   double rz[PAT_OBSERVED_KEPT];
   long rz_call[PAT_OBSERVED_KEPT], nrz;
   /* the client's pace (pat_state_pace): the factor on the automatic
-   * interval, and a call that exchanges whatever the interval (-1) */
-  int stretch;
+   * interval per size class (0: never paced) and for the classes never
+   * paced (the last one set), and a call that exchanges whatever the
+   * interval (-1) */
+  int stretch[PAT_SIZE_CLASSES], stretch_last;
   long soon;
-  /* the last arrival's interval before the pace (0: none), that of a
-   * call of quiet_bytes (NAN: the model was refitted since it was
-   * computed): see pat_state_quiet */
-  int base_every;
+  /* per size class its last automatic interval before the pace (0: no
+   * call of it yet), and the least of their paced intervals (0: none):
+   * a call after which one of a multiple of it comes reads the clock at
+   * its end, whatever its own size (the next call's is not known) */
+  int base_of[PAT_SIZE_CLASSES], least_every;
+  /* the last arrival's interval before the pace (0: none) and size
+   * class, that of a call of quiet_bytes (NAN: the model was refitted
+   * since it was computed): see pat_state_quiet */
+  int base_every, base_class;
   double quiet_bytes;
   /* what predicted was last computed from: the predictor's observations
    * (-1: none) and the rounding grid (it changes only with them) */
@@ -316,7 +323,7 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
   ps->exchange_tag = exchange_tag;
   ps->observed = -1;
   ps->xcall = -1;
-  ps->stretch = 1;
+  ps->stretch_last = 1;
   ps->soon = -1;
   ps->quiet_bytes = NAN;
   ps->pred_seen = -1;
@@ -531,18 +538,41 @@ int pat_exchange_interval(const pat_model *model, double bytes, int nranks) {
   return every;
 }
 
-void pat_state_pace(pat_state *ps, int stretch, long soon) {
-  ps->stretch = stretch >= 1 ? stretch : 1;
-  ps->soon = soon;
+int pat_size_class(double bytes) {
+  int k = 0;
+  while (bytes >= 4 && k < PAT_SIZE_CLASSES - 1) {
+    bytes /= 4;
+    k++;
+  }
+  return k;
 }
 
-/* Interval every with the client's pace, if automatic (pat_state_pace). */
-static int paced(const pat_state *ps, int every) {
+/* Interval every of size class cls with the client's pace, if automatic
+ * (pat_state_pace). */
+static int paced(const pat_state *ps, int cls, int every) {
+  int stretch = ps->stretch[cls] > 0 ? ps->stretch[cls] : ps->stretch_last;
   if (ps->cfg->exchange_interval >= 0)
     return every;
-  return (long)every * ps->stretch < PAT_EXCHANGE_MAX_PACED
-             ? every * ps->stretch
+  return (long)every * stretch < PAT_EXCHANGE_MAX_PACED
+             ? every * stretch
              : PAT_EXCHANGE_MAX_PACED;
+}
+
+/* ps->least_every from the classes' intervals and paces. */
+static void least_every_update(pat_state *ps) {
+  ps->least_every = 0;
+  for (int k = 0; k < PAT_SIZE_CLASSES; k++) {
+    int every = ps->base_of[k] > 0 ? paced(ps, k, ps->base_of[k]) : 0;
+    if (every > 0 && (ps->least_every == 0 || every < ps->least_every))
+      ps->least_every = every;
+  }
+}
+
+void pat_state_pace(pat_state *ps, double bytes, int stretch, long soon) {
+  ps->stretch_last = stretch >= 1 ? stretch : 1;
+  ps->stretch[pat_size_class(bytes)] = ps->stretch_last;
+  ps->soon = soon;
+  least_every_update(ps);
 }
 
 int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
@@ -556,7 +586,12 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
   else /* no model yet: exchange every call (auto) until one is fitted */
     every = automatic ? 1 : ps->cfg->exchange_interval;
   ps->base_every = every;
-  every = paced(ps, every);
+  ps->base_class = pat_size_class(bytes);
+  if (ps->base_of[ps->base_class] != every) {
+    ps->base_of[ps->base_class] = every;
+    least_every_update(ps);
+  }
+  every = paced(ps, ps->base_class, every);
   *stamp = NAN;
   if (automatic && ps->soon == ps->calls)
     every = 1;
@@ -615,7 +650,8 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
  * -1 if it cannot be told without arriving.  (pat_state_arrive computes
  * it from the model, which changes only when an observation refits it.) */
 static int interval_now(const pat_state *ps, double bytes) {
-  return bytes == ps->quiet_bytes ? paced(ps, ps->base_every) : -1;
+  return bytes == ps->quiet_bytes ? paced(ps, ps->base_class, ps->base_every)
+                                  : -1;
 }
 
 int pat_state_quiet(const pat_state *ps, double bytes) {
@@ -666,10 +702,16 @@ static int next_call(pat_state *ps) {
   return sampled;
 }
 
-/* The end of a call whose successor exchanges (sampled): its idle time
- * starts here (no clock is read otherwise). */
+/* The end of a call whose successor exchanges (sampled), or may (a call
+ * of another size, paced otherwise: ps->least_every): its idle time
+ * starts here (no clock is read otherwise).  Read where only the
+ * successor's own size said so, a call of 64 KiB in 100, exchanged while
+ * the 4 B calls between were paced to every 1024th, never knew its idle
+ * time, so auto never saw it come back to back. */
 static void leave(pat_state *ps, int sampled) {
-  ps->left = sampled ? pat_clock_local() : NAN;
+  ps->left = sampled || (ps->least_every > 0 && ps->calls % ps->least_every == 0)
+                 ? pat_clock_local()
+                 : NAN;
 }
 
 void pat_state_skip(pat_state *ps) { leave(ps, next_call(ps)); }
@@ -763,7 +805,7 @@ int pat_state_sampling(const pat_state *ps) {
   long next = ps->calls + 1;
   /* the interval at the pace set since the last arrival (quiet calls
    * between do not arrive) */
-  int every = paced(ps, ps->base_every);
+  int every = paced(ps, ps->base_class, ps->base_every);
   return every > 0 && (next % every == 0 ||
                        (ps->cfg->exchange_interval < 0 && ps->soon == next));
 }

@@ -38,13 +38,24 @@ double pat_state_now(const pat_state *ps);
  * code. */
 int pat_state_arrive(pat_state *ps, double bytes, double *stamp);
 
-/* The pace of the exchange its client (auto) wants, decided from
- * exchanged data (so at the same call on every rank): while the interval
- * is automatic (PAT_REDUCE_EXCHANGE_INTERVAL=auto) the calls from the
- * next one exchange every stretch times the automatic interval (at most
- * every PAT_EXCHANGE_MAX_PACED-th call), and call soon (-1: none)
- * exchanges whatever the interval.  A set interval is kept as set. */
-void pat_state_pace(pat_state *ps, int stretch, long soon);
+/* Message sizes by powers of 4 (class k: 4^k to 4^(k+1) - 1 bytes per
+ * rank, class 0 below 4): the PAT layer paces the exchange per class, and
+ * auto learns per class. */
+#define PAT_SIZE_CLASSES 32
+int pat_size_class(double bytes);
+
+/* The pace of the exchange its client (auto) wants for the calls of
+ * bytes' size class, decided from exchanged data (so at the same call on
+ * every rank): while the interval is automatic
+ * (PAT_REDUCE_EXCHANGE_INTERVAL=auto) those calls from the next one on
+ * exchange every stretch times the automatic interval (at most every
+ * PAT_EXCHANGE_MAX_PACED-th call), and so do the calls of classes never
+ * paced (a rules file's rows between the client's calls); call soon (-1:
+ * none) exchanges whatever the interval.  A set interval is kept as set.
+ * Per class, because the sizes' calls need not be alike: one size's calls
+ * stretched to every 1024th (back to back) left another's, one call in
+ * 100, exchanged once in 1024 of them, so it never learned. */
+void pat_state_pace(pat_state *ps, double bytes, int stretch, long soon);
 
 /* The model the configuration gives (PAT_REDUCE_ROUND_COST as {c, 0, 0},
  * else PAT_REDUCE_MODEL's): 1 and *model, or 0 if it gives none. */

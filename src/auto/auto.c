@@ -150,8 +150,11 @@
  * real node, 8 ranks on 2 cores, 8 B balanced, auto with binomial its
  * only candidate took 1.26-1.29x binomial's time at the automatic
  * interval, 1.13-1.2x with none).  auto sets the PAT layer's pace
- * (pat_state_pace) from exchanged data, so at the same call on every
- * rank: settled and using no prediction (blind, or the aware choice is
+ * (pat_state_pace) per size class, as it learns, from exchanged data, so
+ * at the same call on every rank (one pace for all: a 64 KiB call in 100
+ * back to back, exchanged only where the 4 B calls' pace (every 1024th)
+ * fell on it, was scored once in its first 400 calls and learned
+ * nothing): settled and using no prediction (blind, or the aware choice is
  * the blind one), the automatic interval doubles every PAT_AUTO_QUIET
  * observed calls, up to every PAT_EXCHANGE_MAX_EVERY-th call (with 8,
  * a small message's first 450 calls exchanged every 8th to 32nd call, the
@@ -269,11 +272,12 @@ _Static_assert(PAT_AUTO_EVIDENCE >= 2 && PAT_AUTO_EVIDENCE <= PAT_AUTO_WINDOW,
 #define PAT_AUTO_FADE_HALVINGS 4
 
 /* What auto learns (scores, corrections, trust) is kept per class of
- * message size, a factor of 4 wide: what 8 B calls showed says nothing of
+ * message size, a factor of 4 wide (pat_size_class, by which the PAT
+ * layer paces the exchange too): what 8 B calls showed says nothing of
  * 64 KiB ones (SMPI, P = 64: the exchange makes an 8 B plan 1.5x slower
  * than modeled, a 64 KiB one runs as modeled).  Classes 0..30 hold up to
  * 4^31 bytes, the last all larger. */
-#define PAT_AUTO_CLASSES 32
+#define PAT_AUTO_CLASSES PAT_SIZE_CLASSES
 
 /* Measured rows: realized times per row measured (their median is the
  * row's figure), the share by which the model's pick and binomial may
@@ -461,13 +465,7 @@ static double figure(const learned *l, int a, const pat_sched_params *params) {
 }
 
 static int size_class(const pat_sched_params *p) {
-  double bytes = (double)p->count * p->elem_size;
-  int k = 0;
-  while (bytes >= 4 && k < PAT_AUTO_CLASSES - 1) {
-    bytes /= 4;
-    k++;
-  }
-  return k;
+  return pat_size_class((double)p->count * p->elem_size);
 }
 
 /* A decision waiting for its call's real arrivals, then for its realized
@@ -1751,7 +1749,7 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
     int stretch;
     long soon;
     pat_auto_pace(s, &stretch, &soon);
-    pat_state_pace(c->pat, stretch, soon);
+    pat_state_pace(c->pat, c->bytes, stretch, soon);
   }
   settled = pat_auto_settled(s);
   if (settled && c->rank == 0 && pat_config_get()->verbose >= 1) {

@@ -689,10 +689,10 @@ static int serve(pat_call *c, const pat_call_props *props, pat_reduce_alg alg,
     }
     /* the exchange's pace is the picker's (auto: pat_state_pace); a row
      * asked for by name that plans with arrival times (clairvoyant) puts
-     * the automatic one back for the calls after it */
+     * the automatic one back for the calls of its size after it */
     if (picker == PAT_REDUCE_ALG_COUNT && c->pat != NULL &&
         pat_alg_table[chosen]->uses_arrivals)
-      pat_state_pace(c->pat, 1, -1);
+      pat_state_pace(c->pat, c->bytes, 1, -1);
     /* a predicted pattern served the pick only: a row that does not plan
      * with arrival times is run (and its schedule cached) for none */
     if (orc == NULL && !pat_alg_table[chosen]->uses_arrivals)

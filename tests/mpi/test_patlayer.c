@@ -47,6 +47,12 @@
  *   departure that stamps it).
  * test_patlayer idle_paced: the same at the automatic pace, quiet calls
  *   skipped, then stretched past PAT_EXCHANGE_MAX_EVERY (see there).
+ * test_patlayer pace: the layer driven call by call with three sizes,
+ *   each paced as auto would pace its size class (pat_state_pace): 8 B
+ *   stretched to every 512th call, the 64 KiB call in every 100 at every
+ *   8th, a 1 MiB call never paced at the pace set last; every call must
+ *   exchange exactly where its own size's pace says, and the idle time
+ *   before each observed 64 KiB call must be known.
  * test_patlayer mixed: auto serves one call of 64 KiB in 64, binomial the
  *   63 of 8 B between (as a rules file's lines would), a barrier before
  *   each: auto must hear its own calls' exchanges, which the 8 B calls'
@@ -235,7 +241,7 @@ static void test_quiet(void) {
       /* a pace as auto's: stretched by turns, a call asked for at once */
       stretch = k % 700 < 350 ? 1 << (k / 100 % 4) : 1;
       soon = k % 97 == 0 ? k + 5 : soon;
-      pat_state_pace(ps, stretch, soon);
+      pat_state_pace(ps, bytes, stretch, soon);
       continue;
     }
     /* now and then a quiet call arrives after all: it must start no
@@ -436,7 +442,7 @@ static void test_idle_paced(void) {
     long k = pat_state_calls(ps), call;
     double stamp;
     if (k == SWITCH)
-      pat_state_pace(ps, 32, -1);
+      pat_state_pace(ps, bytes, 32, -1);
     if (pat_state_quiet(ps, bytes)) {
       long through = pat_state_quiet_through(ps, bytes);
       for (long j = k; j <= through && j < CALLS; j++)
@@ -470,6 +476,59 @@ static void test_idle_paced(void) {
 }
 
 /* 2x2 unsigned matrix product, a non-commutative op */
+static void test_pace(void) {
+  /* the ctest sets PAT_REDUCE_ROUND_COST=1us: every size's automatic
+   * interval is 8 */
+  enum { CALLS = 6000, PERIOD = 100 };
+  const double small = 8, big = 65536, other = 1 << 20;
+  int off = 0, in[3] = {0, 0, 0}, known = 0, unknown = 0;
+  long seen = -1;
+  MPI_Comm comm;
+  pat_state *ps = layer_of(&comm);
+  while (ps != NULL && pat_state_calls(ps) < CALLS) {
+    long k = pat_state_calls(ps), call;
+    double idle;
+    /* one call in PERIOD of 64 KiB, one of 1 MiB (a size never paced,
+     * after one of 8 B), the others of 8 B */
+    int kind = k % PERIOD == 0 ? 1 : k % PERIOD == 8 ? 2 : 0;
+    double bytes = kind == 1 ? big : kind == 2 ? other : small, stamp;
+    check(pat_state_arrive(ps, bytes, &stamp) == MPI_SUCCESS,
+          "call %d: arrive failed", (int)k);
+    if (k >= 2 * PERIOD) {
+      /* 8 B: 8 x 64; 64 KiB: 8 x 1; 1 MiB: the last pace set, 8 B's */
+      int x = pat_state_exchanging(ps), want = k % (kind == 1 ? 8 : 512) == 0;
+      off += x != want;
+      in[kind] += x;
+    }
+    check(pat_state_depart(ps, bytes) == MPI_SUCCESS, "call %d: depart failed",
+          (int)k);
+    /* the idle time before each observed 64 KiB call, whose call before
+     * (8 B) would not have read the clock at its own size's pace */
+    idle = pat_state_idle_nth(ps, 0, &call);
+    if (call > seen && call % PERIOD == 0) {
+      known += !isnan(idle);
+      unknown += isnan(idle);
+    }
+    seen = call;
+    /* the sizes' paces, as auto would set them after each call of theirs:
+     * 8 B stretched to 64, 64 KiB not at all */
+    if (kind != 2)
+      pat_state_pace(ps, bytes, kind == 0 ? 64 : 1, -1);
+  }
+  if (rank == 0)
+    printf("test_patlayer pace: %d calls off their size's pace; exchanged "
+           "%d of 8 B, %d of 64 KiB, %d of 1 MiB; the idle time before %d "
+           "observed 64 KiB calls known, %d not\n",
+           off, in[0], in[1], in[2], known, unknown);
+  check(off == 0, "%d calls exchanged off their size's pace", off);
+  check(in[0] > 0 && in[1] > 0 && in[2] > 0,
+        "a size never exchanged (%d)", in[0] * in[1] * in[2]);
+  /* the first, before its size's interval was known, may not be */
+  check(unknown <= 1 && known > 0,
+        "%d observed 64 KiB calls without their idle time", unknown);
+  MPI_Comm_free(&comm);
+}
+
 static void test_mixed(void) {
   enum { ROUNDS = 150, PERIOD = 128, BIG = 8192 };
   static long in[BIG], out[BIG];
@@ -647,7 +706,8 @@ int main(int argc, char **argv) {
     test_idle_paced();
   else if (strcmp(mode, "mixed") == 0)
     test_mixed();
-
+  else if (strcmp(mode, "pace") == 0)
+    test_pace();
   else
     test_hash();
   total[0] = checks - failures;
