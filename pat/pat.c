@@ -162,15 +162,19 @@ struct pat_state {
   long rz_call[PAT_OBSERVED_KEPT], nrz;
   /* the client's pace (pat_state_pace): the factor on the automatic
    * interval per size class (0: never paced) and for the classes never
-   * paced (the last one set), and a call that exchanges whatever the
-   * interval (-1) */
-  int stretch[PAT_SIZE_CLASSES], stretch_last;
+   * paced the last one set, with the paced interval of its class (theirs
+   * is at most that, or their own automatic one), and a call that
+   * exchanges whatever the interval (-1) */
+  int stretch[PAT_SIZE_CLASSES], stretch_last, every_last;
   long soon;
   /* per size class its last automatic interval before the pace (0: no
-   * call of it yet), and the least of their paced intervals (0: none):
-   * a call after which one of a multiple of it comes reads the clock at
-   * its end, whatever its own size (the next call's is not known) */
+   * call of it yet) and its last call, and the least paced interval of
+   * the classes that had a call in the last PAT_EXCHANGE_MAX_PACED (0:
+   * none): a call after which one of a multiple of it comes reads the
+   * clock at its end, whatever its own size (the next call's is not
+   * known) */
   int base_of[PAT_SIZE_CLASSES], least_every;
+  long seen_of[PAT_SIZE_CLASSES];
   /* the last arrival's interval before the pace (0: none) and size
    * class, that of a call of quiet_bytes (NAN: the model was refitted
    * since it was computed): see pat_state_quiet */
@@ -323,7 +327,7 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
   ps->exchange_tag = exchange_tag;
   ps->observed = -1;
   ps->xcall = -1;
-  ps->stretch_last = 1;
+  ps->stretch_last = ps->every_last = 1;
   ps->soon = -1;
   ps->quiet_bytes = NAN;
   ps->pred_seen = -1;
@@ -550,27 +554,37 @@ int pat_size_class(double bytes) {
 /* Interval every of size class cls with the client's pace, if automatic
  * (pat_state_pace). */
 static int paced(const pat_state *ps, int cls, int every) {
-  int stretch = ps->stretch[cls] > 0 ? ps->stretch[cls] : ps->stretch_last;
+  long own = ps->stretch[cls] > 0 ? (long)every * ps->stretch[cls] : 0;
+  long borrowed = (long)every * ps->stretch_last;
   if (ps->cfg->exchange_interval >= 0)
     return every;
-  return (long)every * stretch < PAT_EXCHANGE_MAX_PACED
-             ? every * stretch
-             : PAT_EXCHANGE_MAX_PACED;
+  if (own == 0) /* never paced: the last pace, as far as it went there */
+    own = borrowed < ps->every_last ? borrowed
+          : every > ps->every_last ? every
+                                   : ps->every_last;
+  return own < PAT_EXCHANGE_MAX_PACED ? (int)own : PAT_EXCHANGE_MAX_PACED;
 }
 
-/* ps->least_every from the classes' intervals and paces. */
+/* ps->least_every from the intervals and paces of the classes that had
+ * a call lately (one call of another size at the start would keep the
+ * clock read at every call's end for good). */
 static void least_every_update(pat_state *ps) {
   ps->least_every = 0;
   for (int k = 0; k < PAT_SIZE_CLASSES; k++) {
-    int every = ps->base_of[k] > 0 ? paced(ps, k, ps->base_of[k]) : 0;
+    int every = ps->base_of[k] > 0 &&
+                        ps->calls - ps->seen_of[k] < PAT_EXCHANGE_MAX_PACED
+                    ? paced(ps, k, ps->base_of[k])
+                    : 0;
     if (every > 0 && (ps->least_every == 0 || every < ps->least_every))
       ps->least_every = every;
   }
 }
 
 void pat_state_pace(pat_state *ps, double bytes, int stretch, long soon) {
+  int cls = pat_size_class(bytes);
   ps->stretch_last = stretch >= 1 ? stretch : 1;
-  ps->stretch[pat_size_class(bytes)] = ps->stretch_last;
+  ps->stretch[cls] = ps->stretch_last;
+  ps->every_last = paced(ps, cls, ps->base_of[cls] > 0 ? ps->base_of[cls] : 1);
   ps->soon = soon;
   least_every_update(ps);
 }
@@ -587,6 +601,7 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
     every = automatic ? 1 : ps->cfg->exchange_interval;
   ps->base_every = every;
   ps->base_class = pat_size_class(bytes);
+  ps->seen_of[ps->base_class] = ps->calls;
   if (ps->base_of[ps->base_class] != every) {
     ps->base_of[ps->base_class] = every;
     least_every_update(ps);
@@ -697,6 +712,8 @@ long pat_state_quiet_through(const pat_state *ps, double bytes) {
 static int next_call(pat_state *ps) {
   int sampled = pat_state_sampling(ps);
   ps->calls++;
+  if (ps->calls % PAT_EXCHANGE_MAX_PACED == 0) /* classes gone quiet */
+    least_every_update(ps);
   if (!sampled && pat_state_sampling(ps))
     kept_reset(ps->call);
   return sampled;

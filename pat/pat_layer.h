@@ -49,9 +49,11 @@ int pat_size_class(double bytes);
  * every rank): while the interval is automatic
  * (PAT_REDUCE_EXCHANGE_INTERVAL=auto) those calls from the next one on
  * exchange every stretch times the automatic interval (at most every
- * PAT_EXCHANGE_MAX_PACED-th call), and so do the calls of classes never
- * paced (a rules file's rows between the client's calls); call soon (-1:
- * none) exchanges whatever the interval.  A set interval is kept as set.
+ * PAT_EXCHANGE_MAX_PACED-th call); the calls of classes never paced (a
+ * rules file's rows between the client's calls) take the last stretch
+ * set, up to the interval it gave its own class (or their own automatic
+ * one); call soon (-1: none), whatever its size, exchanges whatever the
+ * interval.  A set interval is kept as set.
  * Per class, because the sizes' calls need not be alike: one size's calls
  * stretched to every 1024th (back to back) left another's, one call in
  * 100, exchanged once in 1024 of them, so it never learned. */
@@ -125,8 +127,9 @@ void pat_state_combine_sample(pat_state *ps, double bytes, double seconds);
 
 /* At the end of a call of bytes per message: counts it, stamps its exit
  * if it exchanged, advances the exchanges, refreshes clock offsets when
- * due, and then, if the next call exchanges, reads the local clock: its
- * idle time starts there (pat_state_idle_nth; so does pat_state_skip). */
+ * due, and then, if the next call exchanges or one of another size may
+ * (a multiple of the least interval paced lately), reads the local clock:
+ * its idle time starts there (pat_state_idle_nth; so does pat_state_skip). */
 int pat_state_depart(pat_state *ps, double bytes);
 
 /* 1 if a call of bytes per message arriving now needs nothing of the

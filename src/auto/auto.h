@@ -72,8 +72,10 @@ int pat_auto_settled(const pat_auto *a);
 int pat_auto_blind(const pat_auto *a);
 
 /* The pace the last decision asks of the PAT layer's exchange
- * (pat_state_pace): the factor on its automatic interval, and the call
- * that should exchange whatever the interval (-1: none). */
+ * (pat_state_pace) for the calls of the decided call's size class: the
+ * factor on its automatic interval, and the call that should exchange
+ * whatever the interval (-1: none; the next call, of whatever size or
+ * row: one asked for its realized time carries it all the same). */
 void pat_auto_pace(const pat_auto *a, int *stretch, long *soon);
 
 /* Quiet calls (auto.c): a call that is not exchanged, after two that

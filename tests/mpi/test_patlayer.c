@@ -47,11 +47,13 @@
  *   departure that stamps it).
  * test_patlayer idle_paced: the same at the automatic pace, quiet calls
  *   skipped, then stretched past PAT_EXCHANGE_MAX_EVERY (see there).
- * test_patlayer pace: the layer driven call by call with three sizes,
+ * test_patlayer pace: the layer driven call by call with five sizes,
  *   each paced as auto would pace its size class (pat_state_pace): 8 B
- *   stretched to every 512th call, the 64 KiB call in every 100 at every
- *   8th, a 1 MiB call never paced at the pace set last; every call must
- *   exchange exactly where its own size's pace says, and the idle time
+ *   stretched to every 512th call, one 64 KiB call in 100 at every call,
+ *   one of 256 KiB stretched to every 64th; a 1 MiB call after 8 B ones
+ *   and a 4 KiB call after the 256 KiB one, both sizes never paced, at
+ *   the last pace set, as far as it went for its own size (64); every call
+ *   must exchange exactly where its size's pace says, and the idle time
  *   before each observed 64 KiB call must be known.
  * test_patlayer mixed: auto serves one call of 64 KiB in 64, binomial the
  *   63 of 8 B between (as a rules file's lines would), a barrier before
@@ -475,33 +477,42 @@ static void test_idle_paced(void) {
   MPI_Comm_free(&comm);
 }
 
-/* 2x2 unsigned matrix product, a non-commutative op */
 static void test_pace(void) {
-  /* the ctest sets PAT_REDUCE_ROUND_COST=1us: every size's automatic
-   * interval is 8 */
-  enum { CALLS = 6000, PERIOD = 100 };
-  const double small = 8, big = 65536, other = 1 << 20;
-  int off = 0, in[3] = {0, 0, 0}, known = 0, unknown = 0;
+  /* the ctest sets PAT_REDUCE_MODEL to the CURIE-like model: 8 B and
+   * 4 KiB exchange every 8th call at the automatic interval, 64 KiB and
+   * up every call.  Per period of 100 calls: position, size, the stretch
+   * the test sets after each of its calls as auto would (0: never paced)
+   * and the interval that must follow. */
+  enum { CALLS = 6000, PERIOD = 100, KINDS = 5 };
+  static const struct {
+    int at;
+    double bytes;
+    int stretch, every;
+  } kind[KINDS] = {
+      {-1, 8, 64, 512},       /* the others: 8 x 64 */
+      {0, 65536, 1, 1},       /* 1 x 1 */
+      {8, 1 << 20, 0, 64},    /* after 8 B: 1 x 64 (8 B's stretch) */
+      {63, 1 << 18, 64, 64},  /* 1 x 64 */
+      {64, 4096, 0, 64}};     /* after it: 8 x 64, but 256 KiB's went to 64 */
+  int off = 0, in[KINDS] = {0}, known = 0, unknown = 0;
   long seen = -1;
   MPI_Comm comm;
   pat_state *ps = layer_of(&comm);
   while (ps != NULL && pat_state_calls(ps) < CALLS) {
     long k = pat_state_calls(ps), call;
-    double idle;
-    /* one call in PERIOD of 64 KiB, one of 1 MiB (a size never paced,
-     * after one of 8 B), the others of 8 B */
-    int kind = k % PERIOD == 0 ? 1 : k % PERIOD == 8 ? 2 : 0;
-    double bytes = kind == 1 ? big : kind == 2 ? other : small, stamp;
-    check(pat_state_arrive(ps, bytes, &stamp) == MPI_SUCCESS,
+    int x = 0;
+    double idle, stamp;
+    for (int i = 1; i < KINDS; i++)
+      x = k % PERIOD == kind[i].at ? i : x;
+    check(pat_state_arrive(ps, kind[x].bytes, &stamp) == MPI_SUCCESS,
           "call %d: arrive failed", (int)k);
     if (k >= 2 * PERIOD) {
-      /* 8 B: 8 x 64; 64 KiB: 8 x 1; 1 MiB: the last pace set, 8 B's */
-      int x = pat_state_exchanging(ps), want = k % (kind == 1 ? 8 : 512) == 0;
-      off += x != want;
-      in[kind] += x;
+      int ex = pat_state_exchanging(ps);
+      off += ex != (k % kind[x].every == 0);
+      in[x] += ex;
     }
-    check(pat_state_depart(ps, bytes) == MPI_SUCCESS, "call %d: depart failed",
-          (int)k);
+    check(pat_state_depart(ps, kind[x].bytes) == MPI_SUCCESS,
+          "call %d: depart failed", (int)k);
     /* the idle time before each observed 64 KiB call, whose call before
      * (8 B) would not have read the clock at its own size's pace */
     idle = pat_state_idle_nth(ps, 0, &call);
@@ -510,19 +521,18 @@ static void test_pace(void) {
       unknown += isnan(idle);
     }
     seen = call;
-    /* the sizes' paces, as auto would set them after each call of theirs:
-     * 8 B stretched to 64, 64 KiB not at all */
-    if (kind != 2)
-      pat_state_pace(ps, bytes, kind == 0 ? 64 : 1, -1);
+    if (kind[x].stretch > 0)
+      pat_state_pace(ps, kind[x].bytes, kind[x].stretch, -1);
   }
   if (rank == 0)
     printf("test_patlayer pace: %d calls off their size's pace; exchanged "
-           "%d of 8 B, %d of 64 KiB, %d of 1 MiB; the idle time before %d "
-           "observed 64 KiB calls known, %d not\n",
-           off, in[0], in[1], in[2], known, unknown);
+           "%d of 8 B, %d of 64 KiB, %d of 1 MiB, %d of 256 KiB, %d of "
+           "4 KiB; the idle time before %d observed 64 KiB calls known, %d "
+           "not\n",
+           off, in[0], in[1], in[2], in[3], in[4], known, unknown);
   check(off == 0, "%d calls exchanged off their size's pace", off);
-  check(in[0] > 0 && in[1] > 0 && in[2] > 0,
-        "a size never exchanged (%d)", in[0] * in[1] * in[2]);
+  check(in[0] > 0 && in[1] > 0 && in[2] > 0 && in[4] > 0,
+        "a size never exchanged (%d)", in[0] * in[1] * in[2] * in[4]);
   /* the first, before its size's interval was known, may not be */
   check(unknown <= 1 && known > 0,
         "%d observed 64 KiB calls without their idle time", unknown);
@@ -575,6 +585,7 @@ static void test_mixed(void) {
   MPI_Comm_free(&comm);
 }
 
+/* 2x2 unsigned matrix product, a non-commutative op */
 static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt) {
   unsigned *a = in, *b = inout;
   (void)dt;
