@@ -24,7 +24,8 @@
  *   moves every call; the oracle is told the opposite of the truth) still
  *   give right results, for commutative and non-commutative ops.
  * test_patlayer quiet: the layer driven call by call as the dispatcher
- *   does, with a pace that changes (stretched, a call asked for at once):
+ *   does, 8 B and 64 KiB calls by turns, each size with a pace of its own
+ *   that changes (stretched, a call asked for at once):
  *   where pat_state_quiet says a call needs nothing, the calls up to
  *   pat_state_quiet_through are skipped (pat_state_skip) and each must
  *   be quiet, the one after not; a quiet call that arrives all the same
@@ -219,20 +220,24 @@ static pat_state *layer_of(MPI_Comm *comm) {
   return ps;
 }
 
+/* test_quiet's size of call k: 8 B and 64 KiB by turns, 250 calls each
+ * (every multiple of PAT_EXCHANGE_MAX_EVERY has the size of the call
+ * before it). */
+static double quiet_size(long k) { return (k / 250) % 2 ? 65536 : 8; }
+
 static void test_quiet(void) {
-  /* the ctest sets PAT_REDUCE_ROUND_COST=1us (8 B: an exchange every 8th
-   * call, paced) and PAT_REDUCE_CLOCK_REFRESH */
+  /* the ctest sets PAT_REDUCE_ROUND_COST=1us (every size: an exchange
+   * every 8th call, paced) and PAT_REDUCE_CLOCK_REFRESH */
   enum { CALLS = 3000 };
-  const double bytes = 8;
   static char arrived[CALLS + 1], sampled[CALLS + 1];
-  int stretch = 1, skipped = 0;
+  int stretch = 1, skipped = 0, paced[2] = {1, 1}; /* 8 B's, 64 KiB's */
   long soon = -1;
   MPI_Comm comm;
   pat_state *ps;
   ps = layer_of(&comm);
   while (ps != NULL && pat_state_calls(ps) < CALLS) {
     long k = pat_state_calls(ps), through;
-    double stamp;
+    double stamp, bytes = quiet_size(k);
     if (!pat_state_quiet(ps, bytes)) {
       arrived[k] = 1;
       check(pat_state_arrive(ps, bytes, &stamp) == MPI_SUCCESS,
@@ -240,10 +245,13 @@ static void test_quiet(void) {
       sampled[k] = (char)pat_state_sampling(ps);
       check(pat_state_depart(ps, bytes) == MPI_SUCCESS,
             "call %d: depart failed", (int)k);
-      /* a pace as auto's: stretched by turns, a call asked for at once */
-      stretch = k % 700 < 350 ? 1 << (k / 100 % 4) : 1;
+      /* a pace as auto's, each size its own: stretched by turns, a call
+       * asked for at once */
+      stretch = bytes == 8 ? (k % 700 < 350 ? 1 << (k / 100 % 4) : 1)
+                           : (k % 600 < 300 ? 1 << ((k / 100 + 2) % 4) : 1);
       soon = k % 97 == 0 ? k + 5 : soon;
       pat_state_pace(ps, bytes, stretch, soon);
+      paced[bytes != 8] = stretch;
       continue;
     }
     /* now and then a quiet call arrives after all: it must start no
@@ -261,14 +269,21 @@ static void test_quiet(void) {
     }
     through = pat_state_quiet_through(ps, bytes);
     check(through >= k, "call %d: quiet, but through before it", (int)k);
-    for (long j = k; j <= through && j < CALLS; j++) {
+    /* (a call of another size is not the same call: the dispatcher asks
+     * again) */
+    for (long j = k; j <= through && j < CALLS && quiet_size(j) == bytes;
+         j++) {
       check(pat_state_quiet(ps, bytes), "call %d: not quiet within through",
             (int)j);
+      /* and its own size's pace does not exchange it */
+      check(j % (PAT_EXCHANGE_SMALL_EVERY * paced[bytes != 8]) != 0 &&
+                j != soon,
+            "call %d: quiet, but its size's pace exchanges it", (int)j);
       sampled[j] = (char)pat_state_sampling(ps);
       pat_state_skip(ps);
       skipped++;
     }
-    if (through < CALLS)
+    if (through < CALLS && quiet_size(through + 1) == bytes)
       check(!pat_state_quiet(ps, bytes), "call %d: quiet after through",
             (int)through + 1);
   }
