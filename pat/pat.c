@@ -175,10 +175,10 @@ struct pat_state {
    * known) */
   int base_of[PAT_SIZE_CLASSES], least_every;
   long seen_of[PAT_SIZE_CLASSES];
-  /* the last arrival's interval before the pace (0: none) and size
-   * class, that of a call of quiet_bytes (NAN: the model was refitted
+  /* the last arrival's size class (its interval before the pace:
+   * base_of), that of a call of quiet_bytes (NAN: the model was refitted
    * since it was computed): see pat_state_quiet */
-  int base_every, base_class;
+  int base_class;
   double quiet_bytes;
   /* what predicted was last computed from: the predictor's observations
    * (-1: none) and the rounding grid (it changes only with them) */
@@ -560,9 +560,15 @@ static int paced(const pat_state *ps, int cls, int every) {
     return every;
   if (own == 0) /* never paced: the last pace, as far as it went there */
     own = borrowed < ps->every_last ? borrowed
-          : every > ps->every_last ? every
-                                   : ps->every_last;
+          : every > ps->every_last  ? every
+                                    : ps->every_last;
   return own < PAT_EXCHANGE_MAX_PACED ? (int)own : PAT_EXCHANGE_MAX_PACED;
+}
+
+/* The interval of the last arrival's size class at the pace set since
+ * (quiet calls between do not arrive). */
+static int paced_last(const pat_state *ps) {
+  return paced(ps, ps->base_class, ps->base_of[ps->base_class]);
 }
 
 /* ps->least_every from the intervals and paces of the classes that had
@@ -599,7 +605,6 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
     every = pat_exchange_interval(&m, bytes, ps->nranks);
   else /* no model yet: exchange every call (auto) until one is fitted */
     every = automatic ? 1 : ps->cfg->exchange_interval;
-  ps->base_every = every;
   ps->base_class = pat_size_class(bytes);
   ps->seen_of[ps->base_class] = ps->calls;
   if (ps->base_of[ps->base_class] != every) {
@@ -665,8 +670,7 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
  * -1 if it cannot be told without arriving.  (pat_state_arrive computes
  * it from the model, which changes only when an observation refits it.) */
 static int interval_now(const pat_state *ps, double bytes) {
-  return bytes == ps->quiet_bytes ? paced(ps, ps->base_class, ps->base_every)
-                                  : -1;
+  return bytes == ps->quiet_bytes ? paced_last(ps) : -1;
 }
 
 int pat_state_quiet(const pat_state *ps, double bytes) {
@@ -726,9 +730,10 @@ static int next_call(pat_state *ps) {
  * the 4 B calls between were paced to every 1024th, never knew its idle
  * time, so auto never saw it come back to back. */
 static void leave(pat_state *ps, int sampled) {
-  ps->left = sampled || (ps->least_every > 0 && ps->calls % ps->least_every == 0)
-                 ? pat_clock_local()
-                 : NAN;
+  ps->left =
+      sampled || (ps->least_every > 0 && ps->calls % ps->least_every == 0)
+          ? pat_clock_local()
+          : NAN;
 }
 
 void pat_state_skip(pat_state *ps) { leave(ps, next_call(ps)); }
@@ -820,9 +825,7 @@ const double *pat_state_predict(pat_state *ps, double bytes, pat_model *model) {
 
 int pat_state_sampling(const pat_state *ps) {
   long next = ps->calls + 1;
-  /* the interval at the pace set since the last arrival (quiet calls
-   * between do not arrive) */
-  int every = paced(ps, ps->base_class, ps->base_every);
+  int every = paced_last(ps);
   return every > 0 && (next % every == 0 ||
                        (ps->cfg->exchange_interval < 0 && ps->soon == next));
 }

@@ -247,9 +247,9 @@ static int pat_arrive(pat_call *c) {
   pat_state_observed_nth(c->pat, 0, &before);
   rc = pat_state_arrive(c->pat, c->bytes, &stamp);
   pat_state_observed_nth(c->pat, 0, &after);
-  for (int a = 0; rc == MPI_SUCCESS && after != before &&
-                  a < PAT_REDUCE_ALG_COUNT;
-       a++)
+  if (rc != MPI_SUCCESS || after == before)
+    return rc;
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
     if (pat_alg_table[a]->observed != NULL &&
         pat_comm_state_alg(c->state, (pat_reduce_alg)a) != NULL)
       pat_alg_table[a]->observed(c);
