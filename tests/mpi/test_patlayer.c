@@ -56,8 +56,8 @@
  *   the last pace set, as far as it went for its own size (64); every call
  *   must exchange exactly where its size's pace says, and the idle time
  *   before each observed 64 KiB call must be known.
- * test_patlayer mixed: auto serves one call of 64 KiB in 64, binomial the
- *   63 of 8 B between (as a rules file's lines would), a barrier before
+ * test_patlayer mixed: auto serves one call of 64 KiB in 128, binomial
+ *   the 127 of 8 B between (as a rules file's lines would), a barrier before
  *   each: auto must hear its own calls' exchanges, which the 8 B calls'
  *   push out of the layer's last PAT_OBSERVED_KEPT before auto's next
  *   call, so it must finish measuring the rows (settle) and stretch the
@@ -271,8 +271,7 @@ static void test_quiet(void) {
     check(through >= k, "call %d: quiet, but through before it", (int)k);
     /* (a call of another size is not the same call: the dispatcher asks
      * again) */
-    for (long j = k; j <= through && j < CALLS && quiet_size(j) == bytes;
-         j++) {
+    for (long j = k; j <= through && j < CALLS && quiet_size(j) == bytes; j++) {
       check(pat_state_quiet(ps, bytes), "call %d: not quiet within through",
             (int)j);
       /* and its own size's pace does not exchange it */
@@ -504,11 +503,11 @@ static void test_pace(void) {
     double bytes;
     int stretch, every;
   } kind[KINDS] = {
-      {-1, 8, 64, 512},       /* the others: 8 x 64 */
-      {0, 65536, 1, 1},       /* 1 x 1 */
-      {8, 1 << 20, 0, 64},    /* after 8 B: 1 x 64 (8 B's stretch) */
-      {63, 1 << 18, 64, 64},  /* 1 x 64 */
-      {64, 4096, 0, 64}};     /* after it: 8 x 64, but 256 KiB's went to 64 */
+      {-1, 8, 64, 512},      /* the others: 8 x 64 */
+      {0, 65536, 1, 1},      /* 1 x 1 */
+      {8, 1 << 20, 0, 64},   /* after 8 B: 1 x 64 (8 B's stretch) */
+      {63, 1 << 18, 64, 64}, /* 1 x 64 */
+      {64, 4096, 0, 64}};    /* after it: 8 x 64, but 256 KiB's went to 64 */
   int off = 0, in[KINDS] = {0}, known = 0, unknown = 0;
   long seen = -1;
   MPI_Comm comm;
@@ -706,8 +705,26 @@ static void test_execute(void) {
   free(a);
 }
 
+/* The modes by name (see the header); the sentinel's, hash, for any
+ * other name. */
+typedef struct test_mode {
+  const char *name;
+  void (*run)(void);
+} test_mode;
+static const test_mode modes[] = {{"clock", test_clock},
+                                  {"execute", test_execute},
+                                  {"exchange", test_exchange},
+                                  {"wrong", test_wrong},
+                                  {"quiet", test_quiet},
+                                  {"idle", test_idle},
+                                  {"idle_paced", test_idle_paced},
+                                  {"mixed", test_mixed},
+                                  {"pace", test_pace},
+                                  {NULL, test_hash}};
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "hash";
+  const test_mode *m;
   int total[2];
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -716,26 +733,9 @@ int main(int argc, char **argv) {
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   if (argc > 2 && pat_reduce_algorithm_lookup(argv[2], &g_alg) != PAT_SUCCESS)
     check(0, "unknown algorithm (%d)", 0);
-  if (strcmp(mode, "clock") == 0)
-    test_clock();
-  else if (strcmp(mode, "execute") == 0)
-    test_execute();
-  else if (strcmp(mode, "exchange") == 0)
-    test_exchange();
-  else if (strcmp(mode, "wrong") == 0)
-    test_wrong();
-  else if (strcmp(mode, "quiet") == 0)
-    test_quiet();
-  else if (strcmp(mode, "idle") == 0)
-    test_idle();
-  else if (strcmp(mode, "idle_paced") == 0)
-    test_idle_paced();
-  else if (strcmp(mode, "mixed") == 0)
-    test_mixed();
-  else if (strcmp(mode, "pace") == 0)
-    test_pace();
-  else
-    test_hash();
+  for (m = modes; m->name != NULL && strcmp(m->name, mode) != 0; m++)
+    ;
+  m->run(); /* the sentinel's: hash */
   total[0] = checks - failures;
   total[1] = failures;
   MPI_Allreduce(MPI_IN_PLACE, total, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
