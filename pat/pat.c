@@ -162,19 +162,25 @@ struct pat_state {
   long rz_call[PAT_OBSERVED_KEPT], nrz;
   /* the client's pace (pat_state_pace): the factor on the automatic
    * interval per size class (0: never paced) and for the classes never
-   * paced the last one set, with the paced interval of its class (theirs
-   * is at most that, or their own automatic one), and a call that
-   * exchanges whatever the interval (-1) */
-  int stretch[PAT_SIZE_CLASSES], stretch_last, every_last;
+   * paced the last one set, on their own automatic interval (no client
+   * predicts for them: their exchanges only cost; capped at the interval
+   * of the client's class, 4 B calls pinned to binomial between auto's
+   * 64 KiB ones exchanged 4.5x as often and took 1.6x binomial's time,
+   * 8 ranks back to back), and a call that exchanges whatever the
+   * interval (-1) */
+  int stretch[PAT_SIZE_CLASSES], stretch_last;
   long soon;
   /* per size class its last automatic interval before the pace (0: no
-   * call of it yet) and its last call, and the least paced interval of
-   * the classes that had a call in the last PAT_EXCHANGE_MAX_PACED (0:
-   * none): a call after which one of a multiple of it comes reads the
-   * clock at its end, whatever its own size (the next call's is not
-   * known) */
-  int base_of[PAT_SIZE_CLASSES], least_every;
-  long seen_of[PAT_SIZE_CLASSES];
+   * call of it yet), its last call, and its calls so far: the pace counts
+   * a class's own calls (class_calls[k] is the index of its next call
+   * among them) */
+  int base_of[PAT_SIZE_CLASSES];
+  long seen_of[PAT_SIZE_CLASSES], class_calls[PAT_SIZE_CLASSES];
+  /* the classes that had a call in the last PAT_EXCHANGE_MAX_PACED and
+   * their paced intervals (recent_update): a call after which one of
+   * them is due to exchange at its next call reads the clock at its
+   * end, whatever its own size (the next call's is not known) */
+  int recent[PAT_SIZE_CLASSES], recent_every[PAT_SIZE_CLASSES], nrecent;
   /* the last arrival's size class (its interval before the pace:
    * base_of), that of a call of quiet_bytes (NAN: the model was refitted
    * since it was computed): see pat_state_quiet */
@@ -327,7 +333,7 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
   ps->exchange_tag = exchange_tag;
   ps->observed = -1;
   ps->xcall = -1;
-  ps->stretch_last = ps->every_last = 1;
+  ps->stretch_last = 1;
   ps->soon = -1;
   ps->quiet_bytes = NAN;
   ps->pred_seen = -1;
@@ -554,14 +560,10 @@ int pat_size_class(double bytes) {
 /* Interval every of size class cls with the client's pace, if automatic
  * (pat_state_pace). */
 static int paced(const pat_state *ps, int cls, int every) {
-  long own = ps->stretch[cls] > 0 ? (long)every * ps->stretch[cls] : 0;
-  long borrowed = (long)every * ps->stretch_last;
+  long own = (long)every *
+             (ps->stretch[cls] > 0 ? ps->stretch[cls] : ps->stretch_last);
   if (ps->cfg->exchange_interval >= 0)
     return every;
-  if (own == 0) /* never paced: the last pace, as far as it went there */
-    own = borrowed < ps->every_last ? borrowed
-          : every > ps->every_last  ? every
-                                    : ps->every_last;
   return own < PAT_EXCHANGE_MAX_PACED ? (int)own : PAT_EXCHANGE_MAX_PACED;
 }
 
@@ -571,28 +573,35 @@ static int paced_last(const pat_state *ps) {
   return paced(ps, ps->base_class, ps->base_of[ps->base_class]);
 }
 
-/* ps->least_every from the intervals and paces of the classes that had
- * a call lately (one call of another size at the start would keep the
- * clock read at every call's end for good). */
-static void least_every_update(pat_state *ps) {
-  ps->least_every = 0;
+/* ps->recent from the intervals and paces of the classes that had a call
+ * lately (one call of another size at the start would keep the clock
+ * read at every call's end for good). */
+static void recent_update(pat_state *ps) {
+  ps->nrecent = 0;
   for (int k = 0; k < PAT_SIZE_CLASSES; k++) {
     int every = ps->base_of[k] > 0 &&
                         ps->calls - ps->seen_of[k] < PAT_EXCHANGE_MAX_PACED
                     ? paced(ps, k, ps->base_of[k])
                     : 0;
-    if (every > 0 && (ps->least_every == 0 || every < ps->least_every))
-      ps->least_every = every;
+    if (every <= 0)
+      continue;
+    ps->recent[ps->nrecent] = k;
+    ps->recent_every[ps->nrecent++] = every;
   }
+}
+
+/* Whether the next call of class k exchanges at its paced interval
+ * (every > 0): the pace counts the class's own calls. */
+static int class_due(const pat_state *ps, int k, long every) {
+  return every > 0 && ps->class_calls[k] % every == 0;
 }
 
 void pat_state_pace(pat_state *ps, double bytes, int stretch, long soon) {
   int cls = pat_size_class(bytes);
   ps->stretch_last = stretch >= 1 ? stretch : 1;
   ps->stretch[cls] = ps->stretch_last;
-  ps->every_last = paced(ps, cls, ps->base_of[cls] > 0 ? ps->base_of[cls] : 1);
   ps->soon = soon;
-  least_every_update(ps);
+  recent_update(ps);
 }
 
 int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
@@ -609,7 +618,7 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
   ps->seen_of[ps->base_class] = ps->calls;
   if (ps->base_of[ps->base_class] != every) {
     ps->base_of[ps->base_class] = every;
-    least_every_update(ps);
+    recent_update(ps);
   }
   every = paced(ps, ps->base_class, every);
   *stamp = NAN;
@@ -617,7 +626,7 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
     every = 1;
   /* the call's idle time ends here, before the layer's own work (the
    * exchanges' progress, a wait for one that is due) */
-  came = every > 0 && ps->calls % every == 0 ? pat_clock_local() : NAN;
+  came = class_due(ps, ps->base_class, every) ? pat_clock_local() : NAN;
   rc = exchanges_progress(ps);
   /* complete and observe what is due: the same calls on every rank */
   while (rc == MPI_SUCCESS && ps->npending > 0 &&
@@ -627,7 +636,7 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
     ps->head = (ps->head + 1) % PAT_EXCHANGE_SLOTS;
     ps->npending--;
   }
-  if (rc == MPI_SUCCESS && every > 0 && ps->calls % every == 0 &&
+  if (rc == MPI_SUCCESS && class_due(ps, ps->base_class, every) &&
       ps->npending < PAT_EXCHANGE_SLOTS) {
     int slot = (ps->head + ps->npending) % PAT_EXCHANGE_SLOTS;
     pending *p = &ps->fifo[slot];
@@ -679,7 +688,7 @@ int pat_state_quiet(const pat_state *ps, double bytes) {
   int automatic = ps->cfg->exchange_interval < 0;
   if (every < 0 || ps->npending > 0)
     return 0;
-  if (every > 0 && k % every == 0)
+  if (class_due(ps, ps->base_class, every))
     return 0; /* it exchanges (one that samples for the next is quiet) */
   if (automatic && ps->soon == k)
     return 0;
@@ -694,12 +703,14 @@ static long next_multiple(long k, long every) {
 
 long pat_state_quiet_through(const pat_state *ps, double bytes) {
   long k = ps->calls, through = LONG_MAX;
+  long own = ps->class_calls[ps->base_class]; /* bytes' class: quiet */
   int every = interval_now(ps, bytes);
   if (!pat_state_quiet(ps, bytes))
     return k - 1;
-  /* the calls before the next exchange's */
+  /* the calls of its size before its next exchange's (a call of another
+   * size is asked again) */
   if (every > 0)
-    through = next_multiple(k + 1, every) - 1;
+    through = k + (next_multiple(own + 1, every) - 1 - own);
   if (ps->cfg->exchange_interval < 0 && ps->soon > k && ps->soon - 1 < through)
     through = ps->soon - 1;
   if (!ps->global_clock && ps->cfg->clock_refresh > 0) {
@@ -715,25 +726,26 @@ long pat_state_quiet_through(const pat_state *ps, double bytes) {
  * trace times every call). */
 static int next_call(pat_state *ps) {
   int sampled = pat_state_sampling(ps);
+  ps->class_calls[ps->base_class]++; /* arrived, or quiet: of its size */
   ps->calls++;
   if (ps->calls % PAT_EXCHANGE_MAX_PACED == 0) /* classes gone quiet */
-    least_every_update(ps);
+    recent_update(ps);
   if (!sampled && pat_state_sampling(ps))
     kept_reset(ps->call);
   return sampled;
 }
 
 /* The end of a call whose successor exchanges (sampled), or may (a call
- * of another size, paced otherwise: ps->least_every): its idle time
+ * of another size due at its pace: ps->recent): its idle time
  * starts here (no clock is read otherwise).  Read where only the
  * successor's own size said so, a call of 64 KiB in 100, exchanged while
  * the 4 B calls between were paced to every 1024th, never knew its idle
  * time, so auto never saw it come back to back. */
 static void leave(pat_state *ps, int sampled) {
-  ps->left =
-      sampled || (ps->least_every > 0 && ps->calls % ps->least_every == 0)
-          ? pat_clock_local()
-          : NAN;
+  int due = sampled;
+  for (int i = 0; !due && i < ps->nrecent; i++)
+    due = class_due(ps, ps->recent[i], ps->recent_every[i]);
+  ps->left = due ? pat_clock_local() : NAN;
 }
 
 void pat_state_skip(pat_state *ps) { leave(ps, next_call(ps)); }
@@ -824,10 +836,10 @@ const double *pat_state_predict(pat_state *ps, double bytes, pat_model *model) {
 }
 
 int pat_state_sampling(const pat_state *ps) {
-  long next = ps->calls + 1;
+  long next = ps->class_calls[ps->base_class] + 1;
   int every = paced_last(ps);
-  return every > 0 && (next % every == 0 ||
-                       (ps->cfg->exchange_interval < 0 && ps->soon == next));
+  return every > 0 && (next % every == 0 || (ps->cfg->exchange_interval < 0 &&
+                                             ps->soon == ps->calls + 1));
 }
 
 int pat_state_exchanging(const pat_state *ps) {

@@ -49,14 +49,17 @@ int pat_size_class(double bytes);
  * every rank): while the interval is automatic
  * (PAT_REDUCE_EXCHANGE_INTERVAL=auto) those calls from the next one on
  * exchange every stretch times the automatic interval (at most every
- * PAT_EXCHANGE_MAX_PACED-th call); the calls of classes never paced (a
- * rules file's rows between the client's calls) take the last stretch
- * set, up to the interval it gave its own class (or their own automatic
- * one); call soon (-1: none), whatever its size, exchanges whatever the
- * interval.  A set interval is kept as set.
+ * PAT_EXCHANGE_MAX_PACED-th), counted in the class's own calls; the
+ * calls of classes never paced (a rules file's rows between the client's
+ * calls) take the last stretch set, on their own automatic interval; call
+ * soon (-1: none), whatever its size, exchanges whatever the interval.  A
+ * set interval is kept as set (counted in the class's own calls too).
  * Per class, because the sizes' calls need not be alike: one size's calls
  * stretched to every 1024th (back to back) left another's, one call in
- * 100, exchanged once in 1024 of them, so it never learned. */
+ * 100, exchanged once in 1024 of them, so it never learned; and counted
+ * in the class's own calls, because such a class paced to every 64th of
+ * all calls was exchanged at one call in 64 of its own, every 6400 calls,
+ * and learned 64 times as slowly as its pace meant. */
 void pat_state_pace(pat_state *ps, double bytes, int stretch, long soon);
 
 /* The model the configuration gives (PAT_REDUCE_ROUND_COST as {c, 0, 0},

@@ -28,10 +28,12 @@
  *   that changes (stretched, a call asked for at once):
  *   where pat_state_quiet says a call needs nothing, the calls up to
  *   pat_state_quiet_through are skipped (pat_state_skip) and each must
- *   be quiet, the one after not; a quiet call that arrives all the same
- *   must start no exchange and sample as it would have skipped; every
- *   64th call (an exchange at the paces it sets, which stretch to 8) must
- *   have arrived, and the call before it sampled (quiet or not).
+ *   be quiet, the one after not, and its own size's pace (counting that
+ *   size's calls) must not exchange it; a quiet call that arrives all the
+ *   same must start no exchange and sample as it would have skipped;
+ *   every 64th call of each size (an exchange at the paces it sets,
+ *   which stretch to 8) must have arrived, and the call before it, of
+ *   the same size, sampled (quiet or not).
  * test_patlayer idle: the layer driven call by call, every call exchanged;
  *   first rank r sleeps 2 ms (even r) or 4 ms (odd r) between its
  *   departure and its next arrival, and 5 ms within each call, then the
@@ -49,13 +51,15 @@
  * test_patlayer idle_paced: the same at the automatic pace, quiet calls
  *   skipped, then stretched past PAT_EXCHANGE_MAX_EVERY (see there).
  * test_patlayer pace: the layer driven call by call with five sizes,
- *   each paced as auto would pace its size class (pat_state_pace): 8 B
- *   stretched to every 512th call, one 64 KiB call in 100 at every call,
- *   one of 256 KiB stretched to every 64th; a 1 MiB call after 8 B ones
- *   and a 4 KiB call after the 256 KiB one, both sizes never paced, at
- *   the last pace set, as far as it went for its own size (64); every call
- *   must exchange exactly where its size's pace says, and the idle time
- *   before each observed 64 KiB call must be known.
+ *   each paced as auto would pace its size class (pat_state_pace), the
+ *   intervals counted in the size's own calls: 8 B stretched to every
+ *   64th, one 64 KiB call in 100 at every call, one of 256 KiB stretched
+ *   to every 8th; a 1 MiB call after 8 B ones and a 4 KiB call after the
+ *   256 KiB one, both sizes never paced, at the last stretch set on their
+ *   own automatic interval (8 and 64); every call must exchange exactly
+ *   where its size's pace says (a pace counted in all calls, or a size
+ *   never paced held to the paced interval of the last size, fail), and
+ *   the idle time before each observed 64 KiB call must be known.
  * test_patlayer mixed: auto serves one call of 64 KiB in 128, binomial
  *   the 127 of 8 B between (as a rules file's lines would), a barrier before
  *   each: auto must hear its own calls' exchanges, which the 8 B calls'
@@ -154,8 +158,10 @@ static void test_hash(void) {
   unsigned long long prev = 0;
   for (int call = 0; call < 500; call++) {
     unsigned long long h, lo, hi;
-    /* rank size-1 is late by ~1 ms, everybody jitters by up to 200 us */
-    long us = rand_r(&seed) % 200 + (rank == size - 1 ? 1000 : 0);
+    /* a rank is late by ~1 ms, another every 50 calls (so the predicted
+     * tree changes between the root's changes, not only with the jitter
+     * of up to 200 us everybody has) */
+    long us = rand_r(&seed) % 200 + (rank == (call / 50) % size ? 1000 : 0);
     sleep_us(us);
     /* the root changes every 100 calls, the count every call */
     h = one_call(call, 1 + call % 7, (call / 100) % size);
@@ -220,10 +226,11 @@ static pat_state *layer_of(MPI_Comm *comm) {
   return ps;
 }
 
-/* test_quiet's size of call k: 8 B and 64 KiB by turns, 250 calls each
- * (every multiple of PAT_EXCHANGE_MAX_EVERY has the size of the call
- * before it). */
+/* test_quiet's size of call k: 8 B and 64 KiB by turns, 250 calls each,
+ * and the index of call k among the calls of its size (the layer paces
+ * each size's own calls). */
 static double quiet_size(long k) { return (k / 250) % 2 ? 65536 : 8; }
+static long quiet_own(long k) { return k / 500 * 250 + k % 250; }
 
 static void test_quiet(void) {
   /* the ctest sets PAT_REDUCE_ROUND_COST=1us (every size: an exchange
@@ -275,7 +282,8 @@ static void test_quiet(void) {
       check(pat_state_quiet(ps, bytes), "call %d: not quiet within through",
             (int)j);
       /* and its own size's pace does not exchange it */
-      check(j % (PAT_EXCHANGE_SMALL_EVERY * paced[bytes != 8]) != 0 &&
+      check(quiet_own(j) % (PAT_EXCHANGE_SMALL_EVERY * paced[bytes != 8]) !=
+                    0 &&
                 j != soon,
             "call %d: quiet, but its size's pace exchanges it", (int)j);
       sampled[j] = (char)pat_state_sampling(ps);
@@ -286,9 +294,13 @@ static void test_quiet(void) {
       check(!pat_state_quiet(ps, bytes), "call %d: quiet after through",
             (int)through + 1);
   }
-  for (int k = PAT_EXCHANGE_MAX_EVERY; k < CALLS; k += PAT_EXCHANGE_MAX_EVERY)
-    check(arrived[k] && sampled[k - 1],
-          "call %d: an exchange skipped, or the call before did not sample", k);
+  /* every paced interval divides PAT_EXCHANGE_MAX_EVERY: those calls of
+   * each size exchange, and the call before, of the same size, samples */
+  for (int k = 1; k < CALLS; k++)
+    if (quiet_own(k) % PAT_EXCHANGE_MAX_EVERY == 0 && k % 250 != 0)
+      check(arrived[k] && sampled[k - 1],
+            "call %d: an exchange skipped, or the call before did not sample",
+            k);
   if (rank == 0)
     printf("test_patlayer quiet: %d of %d calls skipped\n", skipped, CALLS);
   check(skipped > CALLS / 2, "%d: too few calls skipped", skipped);
@@ -496,20 +508,19 @@ static void test_pace(void) {
    * 4 KiB exchange every 8th call at the automatic interval, 64 KiB and
    * up every call.  Per period of 100 calls: position, size, the stretch
    * the test sets after each of its calls as auto would (0: never paced)
-   * and the interval that must follow. */
-  enum { CALLS = 6000, PERIOD = 100, KINDS = 5 };
+   * and the interval that must follow, counted in the size's own calls. */
+  enum { CALLS = 13000, PERIOD = 100, KINDS = 5 };
   static const struct {
     int at;
     double bytes;
     int stretch, every;
-  } kind[KINDS] = {
-      {-1, 8, 64, 512},      /* the others: 8 x 64 */
-      {0, 65536, 1, 1},      /* 1 x 1 */
-      {8, 1 << 20, 0, 64},   /* after 8 B: 1 x 64 (8 B's stretch) */
-      {63, 1 << 18, 64, 64}, /* 1 x 64 */
-      {64, 4096, 0, 64}};    /* after it: 8 x 64, but 256 KiB's went to 64 */
+  } kind[KINDS] = {{-1, 8, 8, 64},      /* the others: 8 x 8 */
+                   {0, 65536, 1, 1},    /* 1 x 1 */
+                   {8, 1 << 20, 0, 8},  /* after 8 B: 1 x 8 (8 B's stretch) */
+                   {63, 1 << 18, 8, 8}, /* 1 x 8 */
+                   {64, 4096, 0, 64}}; /* after it: 8 x 8 (256 KiB's stretch) */
   int off = 0, in[KINDS] = {0}, known = 0, unknown = 0;
-  long seen = -1;
+  long seen = -1, own[KINDS] = {0};
   MPI_Comm comm;
   pat_state *ps = layer_of(&comm);
   while (ps != NULL && pat_state_calls(ps) < CALLS) {
@@ -522,9 +533,10 @@ static void test_pace(void) {
           "call %d: arrive failed", (int)k);
     if (k >= 2 * PERIOD) {
       int ex = pat_state_exchanging(ps);
-      off += ex != (k % kind[x].every == 0);
+      off += ex != (own[x] % kind[x].every == 0);
       in[x] += ex;
     }
+    own[x]++;
     check(pat_state_depart(ps, kind[x].bytes) == MPI_SUCCESS,
           "call %d: depart failed", (int)k);
     /* the idle time before each observed 64 KiB call, whose call before
