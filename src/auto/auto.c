@@ -488,6 +488,22 @@ typedef struct pending {
  * besides caches of its inputs (quiet_state) */
 #define QUIET_STATE 14
 
+/* A size class's last call decided in full that was not exchanged (call;
+ * -1: none), its inputs (key's arrivals: owned), props and configuration,
+ * the state it left and the row it ran; holds: it decided as the call of
+ * its class before it, from the same; heard: pat_auto.heard at that call */
+typedef struct {
+  long call;
+  int holds;
+  pat_sched_params key;
+  pat_call_props props;
+  const pat_config *cfg;
+  unsigned long gen;
+  long state[QUIET_STATE];
+  pat_reduce_alg run;
+  unsigned long heard;
+} quiet_record;
+
 struct pat_auto {
   int nranks;
   /* the inputs of the last aware choice made (a skimmed call makes none)
@@ -521,22 +537,14 @@ struct pat_auto {
   /* where a costly estimate (a plan) comes from */
   pat_auto_planner planner;
   void *ctx;
-  /* Quiet calls (see "Cost per call"): the last call decided in full
-   * that was not exchanged (-1: none), its inputs (quiet_key's arrivals:
-   * owned), props and configuration, the state it left and the row it
-   * ran; quiet_holds: it decided as the call before it, from the same;
+  /* Quiet calls (see "Cost per call"), a record per size class;
    * heard: the observations, realized times and planners passed in so
-   * far (quiet_heard: up to that call); quiet_calls: the calls decided
-   * so; quiet_off: decide every call in full (the tests' reference) */
-  long quiet_call;
-  int quiet_holds, quiet_off;
-  pat_sched_params quiet_key;
-  pat_call_props quiet_props;
-  const pat_config *quiet_cfg;
-  unsigned long quiet_gen;
-  long quiet_state[QUIET_STATE];
-  pat_reduce_alg quiet_run;
-  unsigned long heard, quiet_heard, quiet_calls;
+   * far, and the decisions that kept a call for scoring (the pending
+   * ring); quiet_calls: the calls decided so; quiet_off: decide every
+   * call in full (the tests' reference) */
+  quiet_record quiet[PAT_AUTO_CLASSES];
+  int quiet_off;
+  unsigned long heard, quiet_calls;
 };
 
 /* The default planner: the schedule built for rank 0 alone, and freed. */
@@ -573,7 +581,8 @@ pat_auto *pat_auto_alloc(int nranks) {
     s->planner = built_plan;
     s->trial_call = -1;
     s->soon = s->soon_trial = -1;
-    s->quiet_call = -1;
+    for (int k = 0; k < PAT_AUTO_CLASSES; k++)
+      s->quiet[k].call = -1;
   }
   return s;
 }
@@ -583,7 +592,8 @@ void pat_auto_free(pat_auto *s) {
     return;
   free((void *)s->key.arrivals);
   free((void *)s->blind_key.arrivals);
-  free((void *)s->quiet_key.arrivals);
+  for (int k = 0; k < PAT_AUTO_CLASSES; k++)
+    free((void *)s->quiet[k].key.arrivals);
   pat_replay_free(s->aware_replay);
   for (int i = 0; i < PAT_AUTO_PENDING; i++) {
     free((void *)s->wait[i].params.arrivals);
@@ -1503,37 +1513,63 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
  * say so, may take the full one where the others take this one).
  * unit_auto quiet_calls_decide_as_full_ones: the rows of every call alike
  * with and without it, at automatic intervals and at a set one of 5 (a
- * skimmed exchanged call: the spread matters). */
-static void quiet_state_of(const pat_auto *s, pat_reduce_alg run,
+ * skimmed exchanged call: the spread matters).
+ *
+ * The record is kept per size class, and "the call before it" is the
+ * last call of its class: calls of other classes (or of other rows)
+ * between leave a class's state as it was unless they decided an
+ * exchanged call (the pending ring: counted in heard) or moved the
+ * values the class's decision reads that all classes share (the trial,
+ * soon: in quiet_state_of, compared: quiet_after).  One record for the
+ * communicator made every call after one of another size decide in full,
+ * and the next one too: 4 B calls with a 64 KiB one every 100 (8 ranks,
+ * back to back), 4.7 full decisions per 101 calls where one size alone
+ * had about 1 (the exchanged calls). */
+static void quiet_state_of(const pat_auto *s, int cls, pat_reduce_alg run,
                            long v[QUIET_STATE]) {
-  const learned *l = &s->cls[s->cur];
+  const learned *l = &s->cls[cls];
   long state[QUIET_STATE] = {
-      s->cur,     l->phase,       l->blind_mode, l->stretch,    l->quiet,
+      cls,        l->phase,       l->blind_mode, l->stretch,    l->quiet,
       l->trusted, l->settled_row, l->mode_at,    l->spell_from, s->trial_call,
       s->soon,    (long)run,      l->apart,      l->b2b_seen};
   memcpy(v, state, sizeof state);
 }
 
-/* The inputs of the call are those of the last quiet call. */
-static int quiet_inputs(const pat_auto *s, const pat_sched_params *p,
+/* The inputs of the call are those of record q's call. */
+static int quiet_inputs(const quiet_record *q, const pat_sched_params *p,
                         const pat_call_props *props) {
-  return s->quiet_cfg == pat_config_get() &&
-         s->quiet_gen == pat_config_generation() &&
-         props->commutative == s->quiet_props.commutative &&
-         props->contiguous == s->quiet_props.contiguous &&
-         props->count == s->quiet_props.count && same_inputs(&s->quiet_key, p);
+  return q->cfg == pat_config_get() && q->gen == pat_config_generation() &&
+         props->commutative == q->props.commutative &&
+         props->contiguous == q->props.contiguous &&
+         props->count == q->props.count && same_inputs(&q->key, p);
 }
 
-/* Serves quiet call call the last pick, with the one thing a full
- * decision would write that depends on the call's number: whether it is
- * skimmed, and so keeps the predicted spread (its inputs are
- * quiet_key's). */
-static pat_reduce_alg quiet_serve(pat_auto *s, long call) {
-  skimmed(s, &s->cls[s->cur], &s->quiet_key, call);
-  s->quiet_call = call;
+/* Call comes after record q's call (of class cls) as if nothing had been
+ * decided between: the next call, or the calls between left nothing that
+ * the class's decision reads (see "Quiet calls"). */
+static int quiet_after(const pat_auto *s, const quiet_record *q, int cls,
+                       long call) {
+  long v[QUIET_STATE];
+  if (q->call < 0 || call <= q->call || s->heard != q->heard)
+    return 0;
+  if (call == q->call + 1)
+    return 1;
+  quiet_state_of(s, cls, q->run, v);
+  return memcmp(v, q->state, sizeof v) == 0;
+}
+
+/* Serves quiet call call of class cls record q's pick, with the one
+ * thing a full decision would write that depends on the call's number:
+ * whether it is skimmed, and so keeps the predicted spread (its inputs
+ * are q's key). */
+static pat_reduce_alg quiet_serve(pat_auto *s, quiet_record *q, int cls,
+                                  long call) {
+  s->cur = cls;
+  skimmed(s, &s->cls[cls], &q->key, call);
+  q->call = call;
   s->quiet_calls++;
   s->settled_now = 0;
-  return s->quiet_run;
+  return q->run;
 }
 
 pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
@@ -1542,57 +1578,64 @@ pat_reduce_alg pat_auto_decide(pat_auto *s, const pat_sched_params *p,
                                long observed_call, int *switched) {
   pat_reduce_alg run;
   long v[QUIET_STATE];
+  int cls = size_class(p);
+  quiet_record *q = &s->quiet[cls];
   int quiet = call >= 0 && !exchanged && observed == NULL && !s->quiet_off;
-  int after = quiet && call == s->quiet_call + 1 && s->heard == s->quiet_heard;
-  if (after && s->quiet_holds && quiet_inputs(s, p, props)) {
+  int after = quiet && quiet_after(s, q, cls, call);
+  if (after && q->holds && quiet_inputs(q, p, props)) {
     *switched = 0;
-    return quiet_serve(s, call);
+    return quiet_serve(s, q, cls, call);
   }
   run = decide(s, p, props, call, exchanged, observed, observed_call, switched);
-  s->quiet_holds = 0;
-  s->quiet_call = -1;
-  if (!quiet)
+  q->holds = 0;
+  q->call = -1;
+  if (!quiet) {
+    /* scored, or kept for scoring: what every class's next decision
+     * reads (the pending ring, the scores) may have changed */
+    s->heard += observed != NULL || (call >= 0 && exchanged);
     return run;
-  quiet_state_of(s, run, v);
-  if (after && !*switched && quiet_inputs(s, p, props) &&
-      memcmp(v, s->quiet_state, sizeof v) == 0)
-    s->quiet_holds = 1;
-  else if (keep(&s->quiet_key, p)) {
-    s->quiet_props = *props;
-    s->quiet_cfg = pat_config_get();
-    s->quiet_gen = pat_config_generation();
-    memcpy(s->quiet_state, v, sizeof v);
+  }
+  quiet_state_of(s, cls, run, v);
+  if (after && !*switched && quiet_inputs(q, p, props) &&
+      memcmp(v, q->state, sizeof v) == 0)
+    q->holds = 1;
+  else if (keep(&q->key, p)) {
+    q->props = *props;
+    q->cfg = pat_config_get();
+    q->gen = pat_config_generation();
+    memcpy(q->state, v, sizeof v);
   } else {
     return run; /* out of memory: the next call is decided in full */
   }
-  s->quiet_run = run;
-  s->quiet_call = call;
-  s->quiet_heard = s->heard;
+  q->run = run;
+  q->call = call;
+  q->heard = s->heard;
   return run;
 }
 
 int pat_auto_standing(pat_auto *s, const pat_sched_params *p,
                       const pat_call_props *props, long call,
                       pat_reduce_alg *chosen, long *through) {
-  const learned *l;
-  if (s->quiet_off || !s->quiet_holds || call != s->quiet_call + 1 ||
-      s->heard != s->quiet_heard ||
-      pat_alg_table[s->quiet_run]->uses_arrivals || !quiet_inputs(s, p, props))
+  int cls = size_class(p);
+  quiet_record *q = &s->quiet[cls];
+  const learned *l = &s->cls[cls];
+  if (s->quiet_off || !q->holds || !quiet_after(s, q, cls, call) ||
+      pat_alg_table[q->run]->uses_arrivals || !quiet_inputs(q, p, props))
     return 0;
-  *chosen = quiet_serve(s, call);
+  *chosen = quiet_serve(s, q, cls, call);
   /* a later call may still keep another predicted spread (quiet_serve):
    * until it did, every call is asked; once kept, it keeps the same */
-  l = &s->cls[s->cur];
-  *through = s->quiet_key.arrivals != NULL &&
-                     l->skim_spread != pat_sched_spread(&s->quiet_key)
-                 ? call
-                 : LONG_MAX;
+  *through =
+      q->key.arrivals != NULL && l->skim_spread != pat_sched_spread(&q->key)
+          ? call
+          : LONG_MAX;
   return 1;
 }
 
 void pat_auto_set_quiet(pat_auto *s, int on) {
   s->quiet_off = !on;
-  s->quiet_call = -1;
+  for (int k = 0; k < PAT_AUTO_CLASSES; k++)
+    s->quiet[k].call = -1;
 }
 
 unsigned long pat_auto_quiet_calls(const pat_auto *s) { return s->quiet_calls; }

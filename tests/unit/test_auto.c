@@ -1324,22 +1324,26 @@ static void same_inputs_same_choice(void **state) {
 
 /* Drives two autos alike, au with quiet calls and ref deciding every call
  * in full, as the PAT layer would at auto's pace: call k is exchanged when
- * it is a multiple of E times auto's stretch (up to
- * PAT_EXCHANGE_MAX_PACED) or the call auto asked for, observed lag calls
- * later with its real arrivals (which the following calls are predicted
- * to repeat: the `last` predictor), its realized time with the next
- * exchanged call's observation; each row takes its estimate times a
- * factor (clairvoyant 1.3) and a jitter of up to 25%.  The arrivals:
- * balanced, the last rank late, a flip every call, balanced, a random
- * rank late; then a prediction that stands still while what is heard
- * changes the choice (the last rank predicted late: balanced arrivals,
- * then the last rank late indeed).  wander: every call a rank late by
- * 1-2.5 d, mostly the last one.  The calls come back to back (idle
- * 0.2 us) in spells of 250 calls, between spells 1 ms apart (wander: not
- * known).  Every call's row, switch and pace must be alike; returns the
- * calls au served quietly. */
+ * its index among its size's calls is a multiple of E times auto's
+ * stretch (up to PAT_EXCHANGE_MAX_PACED) or it is the call auto asked for,
+ * observed lag calls later with its real arrivals (which the following calls
+ * are predicted to repeat: the `last` predictor), its realized time with the
+ * next exchanged call's observation; each row takes its estimate times a factor
+ * (clairvoyant 1.3) and a jitter of up to 25%.  The arrivals: balanced, the
+ * last rank late, a flip every call, balanced, a random rank late; then a
+ * prediction that stands still while what is heard changes the choice (the last
+ * rank predicted late: balanced arrivals, then the last rank late indeed).
+ * wander: every call a rank late by 1-2.5 d, mostly the last one.  The calls
+ * come back to back (idle 0.2 us) in spells of 250 calls, between spells 1 ms
+ * apart (wander: not known).  mix: every mix-th call (none if 0) is of 64 KiB,
+ * exchanged at every E64-th of its own calls times its own stretch, as the
+ * layer paces each size (pat_state_pace; soon is one call for all).  Every
+ * call's row, switch and pace must be alike; returns the calls au served
+ * quietly. */
 static unsigned long quiet_against_full(int P, int count, int E, int calls,
-                                        int wander, unsigned long *stood) {
+                                        int wander, int mix, int E64,
+                                        unsigned long *stood) {
+  enum { COUNT64 = 8192 };
   pat_sched_params p = params(P, count, NULL);
   pat_call_props props = {.commutative = 1, .contiguous = 1, .count = count};
   double d = pat_sched_round_cost(&p);
@@ -1349,8 +1353,9 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
   pat_reduce_alg *ran = calloc((size_t)calls, sizeof *ran);
   long *xs = calloc((size_t)calls, sizeof *xs);
   pat_auto *au = pat_auto_alloc(P), *ref = pat_auto_alloc(P);
-  int lag = pat_exchange_lag(P), nx = 0, stretch = 1;
-  long soon = -1, upto, rec_next = -1, rec_upto = -1;
+  int lag = pat_exchange_lag(P), nx = 0, stretch[2] = {1, 1};
+  long own[2] = {0, 0}; /* each size's calls: the layer paces its own */
+  long soon = -1, upto, rec_next = -1, rec_upto = -1, rec_count = 0;
   pat_reduce_alg rec_row = PAT_REDUCE_ALG_BINOMIAL;
   unsigned long seed = 12345, quiet;
   assert_non_null(actual);
@@ -1361,9 +1366,11 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
   pat_auto_set_quiet(ref, 0);
   for (int k = 0; k < calls; k++) {
     double *a = actual + (size_t)k * P;
-    int every = E * stretch < PAT_EXCHANGE_MAX_PACED ? E * stretch
-                                                     : PAT_EXCHANGE_MAX_PACED;
-    int exchanged = k % every == 0 || k == soon, sw_au, sw_ref, st;
+    int big = mix > 0 && k % mix == mix - 1;
+    int every = (big ? E64 : E) * stretch[big] < PAT_EXCHANGE_MAX_PACED
+                    ? (big ? E64 : E) * stretch[big]
+                    : PAT_EXCHANGE_MAX_PACED;
+    int exchanged = own[big]++ % every == 0 || k == soon, sw_au, sw_ref, st;
     /* the PAT layer has nothing to do (pat_state_quiet): no exchange now
      * (one that samples for the next is quiet), none pending, nothing
      * observed */
@@ -1402,6 +1409,7 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
           seed = seed * 6364136223846793005ul + 1442695040888963407ul;
           jitter = 1 + 0.25 * (double)((seed >> 33) % 1000) / 1000;
           q.arrivals = planned + (size_t)w * P;
+          q.count = mix > 0 && w % mix == mix - 1 ? COUNT64 : count;
           t = realized(ran[w], &q, actual + (size_t)w * P,
                        (ran[w] == PAT_REDUCE_ALG_CLAIRVOYANT ? 1.3 : 1) *
                            jitter);
@@ -1413,9 +1421,11 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
       for (int r = 0; r < P; r++)
         pred[r] = (r == P - 1) * 4 * d;
     p.arrivals = pred;
+    p.count = props.count = big ? COUNT64 : count;
     memcpy(planned + (size_t)k * P, pred, (size_t)P * sizeof *pred);
     sw_au = 0;
-    if (layer_quiet && rec_next == k && k <= rec_upto) {
+    /* the dispatcher's record is for one size (standing_pick) */
+    if (layer_quiet && rec_next == k && k <= rec_upto && rec_count == p.count) {
       r_au = rec_row; /* the dispatcher's record: auto not asked */
       rec_next++;
       (*stood)++;
@@ -1425,6 +1435,7 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
       rec_next = k + 1;
       rec_upto = upto;
       rec_row = r_au;
+      rec_count = p.count;
     } else
       r_au = pat_auto_decide(au, &p, &props, k, exchanged, NULL, -1, &sw_au);
     r_ref = pat_auto_decide(ref, &p, &props, k, exchanged, NULL, -1, &sw_ref);
@@ -1433,9 +1444,9 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
     ran[k] = r_au;
     if (exchanged)
       xs[nx++] = k;
-    pat_auto_pace(au, &stretch, &soon);
+    pat_auto_pace(au, &stretch[big], &soon);
     pat_auto_pace(ref, &st, &so);
-    assert_int_equal(stretch, st);
+    assert_int_equal(stretch[big], st);
     assert_int_equal(soon, so);
   }
   quiet = pat_auto_quiet_calls(au);
@@ -1459,9 +1470,9 @@ static void quiet_calls_decide_as_full_ones(void **state) {
   enum { CALLS = 1800, SET_CALLS = 6000 };
   unsigned long small, large, alone, set, stood[4] = {0, 0, 0, 0};
   (void)state;
-  small =
-      quiet_against_full(32, 1, PAT_EXCHANGE_SMALL_EVERY, CALLS, 0, &stood[0]);
-  large = quiet_against_full(16, 8192, 1, CALLS, 0, &stood[1]);
+  small = quiet_against_full(32, 1, PAT_EXCHANGE_SMALL_EVERY, CALLS, 0, 0, 0,
+                             &stood[0]);
+  large = quiet_against_full(16, 8192, 1, CALLS, 0, 0, 0, &stood[1]);
   /* a set interval that is not a multiple of PAT_AUTO_SKIM: exchanged
    * calls are skimmed, so the spread a quiet call keeps matters (a quiet
    * call that did not keep it ran binomial where deciding ran
@@ -1469,18 +1480,18 @@ static void quiet_calls_decide_as_full_ones(void **state) {
   setenv("PAT_REDUCE_EXCHANGE_INTERVAL", "5", 1);
   setenv("PAT_REDUCE_EXCHANGE_LAG", "5", 1);
   pat_reduce_config_reload();
-  set = quiet_against_full(16, 1, 5, SET_CALLS, 1, &stood[3]);
+  set = quiet_against_full(16, 1, 5, SET_CALLS, 1, 0, 0, &stood[3]);
   /* and with quiet windows between the exchanges, the record */
   setenv("PAT_REDUCE_EXCHANGE_INTERVAL", "6", 1);
   setenv("PAT_REDUCE_EXCHANGE_LAG", "1", 1);
   pat_reduce_config_reload();
-  set += quiet_against_full(16, 1, 6, SET_CALLS, 1, &stood[3]);
+  set += quiet_against_full(16, 1, 6, SET_CALLS, 1, 0, 0, &stood[3]);
   unsetenv("PAT_REDUCE_EXCHANGE_INTERVAL");
   unsetenv("PAT_REDUCE_EXCHANGE_LAG");
   setenv("PAT_REDUCE_ALGORITHM", "binomial,native", 1);
   pat_reduce_config_reload();
-  alone =
-      quiet_against_full(16, 1, PAT_EXCHANGE_SMALL_EVERY, CALLS, 0, &stood[2]);
+  alone = quiet_against_full(16, 1, PAT_EXCHANGE_SMALL_EVERY, CALLS, 0, 0, 0,
+                             &stood[2]);
   print_message("quiet calls of %d (standing): %lu (%lu) at 8 B, %lu (%lu) at "
                 "64 KiB, %lu (%lu) at 8 B with binomial alone; %lu (%lu) of "
                 "%d exchanging every 5th call and of %d every 6th\n",
@@ -1495,6 +1506,32 @@ static void quiet_calls_decide_as_full_ones(void **state) {
   assert_true(stood[3] > SET_CALLS / 8);
   for (int i = 0; i < 3; i++)
     assert_true(stood[i] > CALLS / 4);
+}
+
+/* Two sizes on one communicator (auto.c, "Quiet calls": a record per
+ * size class): 8 B calls with a 64 KiB one every 10th, each size paced
+ * on its own, decide as deciding every call would, and the 8 B calls
+ * after a 64 KiB one are served without deciding (with one record, the
+ * two 8 B calls after each 64 KiB call were decided in full); also with
+ * a set interval and arrivals that wander. */
+static void quiet_calls_per_size(void **state) {
+  enum { CALLS = 3000, SET_CALLS = 6000 };
+  unsigned long quiet, stood = 0, set, set_stood = 0;
+  (void)state;
+  quiet = quiet_against_full(32, 1, PAT_EXCHANGE_SMALL_EVERY, CALLS, 0, 10, 1,
+                             &stood);
+  setenv("PAT_REDUCE_EXCHANGE_INTERVAL", "6", 1);
+  setenv("PAT_REDUCE_EXCHANGE_LAG", "1", 1);
+  pat_reduce_config_reload();
+  set = quiet_against_full(16, 1, 6, SET_CALLS, 1, 7, 6, &set_stood);
+  print_message("two sizes: %lu of %d calls decided in full (%lu quiet, %lu "
+                "standing); a set interval, arrivals wander: %lu of %d (%lu, "
+                "%lu)\n",
+                CALLS - quiet - stood, CALLS, quiet, stood,
+                SET_CALLS - set - set_stood, SET_CALLS, set, set_stood);
+  /* one record for all sizes: 1247 and 3292 */
+  assert_true(CALLS - quiet - stood < CALLS / 4);
+  assert_true(SET_CALLS - set - set_stood < SET_CALLS / 2);
 }
 
 /* PAT_REDUCE_ALGORITHM as a list: auto picks among those rows, or among
@@ -1575,6 +1612,7 @@ int main(void) {
       cmocka_unit_test_teardown(no_trial_beyond_the_ring, reset_env),
       cmocka_unit_test_teardown(same_inputs_same_choice, reset_env),
       cmocka_unit_test_teardown(quiet_calls_decide_as_full_ones, reset_env),
+      cmocka_unit_test_teardown(quiet_calls_per_size, reset_env),
       cmocka_unit_test_teardown(picks_among_the_listed_rows, reset_env),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
