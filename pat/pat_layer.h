@@ -131,8 +131,9 @@ void pat_state_combine_sample(pat_state *ps, double bytes, double seconds);
 /* At the end of a call of bytes per message: counts it, stamps its exit
  * if it exchanged, advances the exchanges, refreshes clock offsets when
  * due, and then, if the next call exchanges or one of another size may
- * (a multiple of the least interval paced lately), reads the local clock:
- * its idle time starts there (pat_state_idle_nth; so does pat_state_skip). */
+ * (a size called lately whose next call is due at its pace, counted in
+ * its own calls), reads the local clock: its idle time starts there
+ * (pat_state_idle_nth; so does pat_state_skip). */
 int pat_state_depart(pat_state *ps, double bytes);
 
 /* 1 if a call of bytes per message arriving now needs nothing of the

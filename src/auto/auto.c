@@ -1520,7 +1520,9 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
  * between leave a class's state as it was unless they decided an
  * exchanged call (the pending ring: counted in heard) or moved the
  * values the class's decision reads that all classes share (the trial,
- * soon: in quiet_state_of, compared: quiet_after).  One record for the
+ * soon: in quiet_state_of, compared: quiet_after); not so a call the
+ * dispatcher serves without asking auto to decide (pat_auto_standing),
+ * which must follow its record at once.  One record for the
  * communicator made every call after one of another size decide in full,
  * and the next one too: 4 B calls with a 64 KiB one every 100 (8 ranks,
  * back to back), 4.7 full decisions per 101 calls where one size alone
@@ -1619,8 +1621,16 @@ int pat_auto_standing(pat_auto *s, const pat_sched_params *p,
   int cls = size_class(p);
   quiet_record *q = &s->quiet[cls];
   const learned *l = &s->cls[cls];
-  if (s->quiet_off || !q->holds || !quiet_after(s, q, cls, call) ||
-      pat_alg_table[q->run]->uses_arrivals || !quiet_inputs(q, p, props))
+  /* only right after its class's record: the dispatcher does not pace a
+   * call served here, so a call of another row between (a clairvoyant
+   * call by name at this size puts the pace back to every call) would
+   * leave this class's pace as that call set it, where a decision would
+   * set auto's again: on the ranks that decide (the root of a call in
+   * place) and not on the others, the exchange would start on some ranks
+   * only */
+  if (s->quiet_off || !q->holds || call != q->call + 1 ||
+      s->heard != q->heard || pat_alg_table[q->run]->uses_arrivals ||
+      !quiet_inputs(q, p, props))
     return 0;
   *chosen = quiet_serve(s, q, cls, call);
   /* a later call may still keep another predicted spread (quiet_serve):

@@ -1373,9 +1373,11 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
     int exchanged = own[big]++ % every == 0 || k == soon, sw_au, sw_ref, st;
     /* the PAT layer has nothing to do (pat_state_quiet): no exchange now
      * (one that samples for the next is quiet), none pending, nothing
-     * observed */
+     * observed, and the call before of the same size (the interval is
+     * the last arrival's) */
     int layer_quiet = !exchanged && (nx == 0 || xs[nx - 1] + lag < k) &&
-                      (wander || k != 1200);
+                      (wander || k != 1200) &&
+                      (mix == 0 || (k > 0 && !big && k % mix != 0));
     long so;
     pat_reduce_alg r_au, r_ref;
     seed = seed * 6364136223846793005ul + 1442695040888963407ul;
