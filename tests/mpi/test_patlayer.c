@@ -60,6 +60,11 @@
  *   where its size's pace says (a pace counted in all calls, or a size
  *   never paced held to the paced interval of the last size, fail), and
  *   the idle time before each observed 64 KiB call must be known.
+ * test_patlayer named: auto's 8 B calls back to back, the root in place
+ *   every other call, with clairvoyant and binomial calls by name of the
+ *   same size between and a 64 KiB auto call every 29th: right sums, the
+ *   same last observed call on every rank, and no hang (an exchange
+ *   started on some ranks only).
  * test_patlayer mixed: auto serves one call of 64 KiB in 128, binomial
  *   the 127 of 8 B between (as a rules file's lines would), a barrier before
  *   each: auto must hear its own calls' exchanges, which the 8 B calls'
@@ -611,6 +616,48 @@ static void test_mixed(void) {
   MPI_Comm_free(&comm);
 }
 
+/* auto's 8 B calls back to back, every other one in place at the root,
+ * with calls of the same size by name between (clairvoyant every 13th:
+ * its pace is every call; binomial every 17th) and an auto call of
+ * 64 KiB every 29th: every rank must start the same exchanges (a rank
+ * that starts one the others do not waits for it at its due call: the
+ * ctest's timeout), the sums must be right, and the ranks must have
+ * observed the same calls. */
+static void test_named(void) {
+  enum { CALLS = 4000, BIG = 8192 };
+  static long in[BIG], out[BIG];
+  MPI_Comm comm;
+  pat_state *ps = layer_of(&comm);
+  long latest, lo, hi;
+  if (ps == NULL)
+    return;
+  for (int call = 0; call < CALLS; call++) {
+    int big = call % 29 == 28, count = big ? BIG : 1;
+    pat_reduce_alg alg = big               ? PAT_REDUCE_ALG_AUTO
+                         : call % 13 == 12 ? PAT_REDUCE_ALG_CLAIRVOYANT
+                         : call % 17 == 16 ? PAT_REDUCE_ALG_BINOMIAL
+                                           : PAT_REDUCE_ALG_AUTO;
+    int in_place = rank == 0 && call % 2 == 0;
+    for (int i = 0; i < count; i++)
+      in[i] = out[i] = rank + i + call % 5;
+    check(pat_reduce_using(alg, in_place ? MPI_IN_PLACE : in, out, count,
+                           MPI_LONG, MPI_SUM, 0, comm) == MPI_SUCCESS,
+          "call %d failed", call);
+    for (int i = 0; rank == 0 && i < count; i += 1 + count / 7)
+      check(out[i] == (long)size * (size - 1) / 2 + (long)size * (i + call % 5),
+            "call %d: wrong sum", call);
+  }
+  pat_state_observed_nth(ps, 0, &latest);
+  MPI_Allreduce(&latest, &lo, 1, MPI_LONG, MPI_MIN, comm);
+  MPI_Allreduce(&latest, &hi, 1, MPI_LONG, MPI_MAX, comm);
+  if (rank == 0)
+    printf("test_patlayer named: %d calls, the last observed call %ld\n", CALLS,
+           latest);
+  check(lo == hi && lo > 0, "the ranks observed other calls last (%d)",
+        (int)(hi - lo));
+  MPI_Comm_free(&comm);
+}
+
 /* 2x2 unsigned matrix product, a non-commutative op */
 static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt) {
   unsigned *a = in, *b = inout;
@@ -732,6 +779,7 @@ static const test_mode modes[] = {{"clock", test_clock},
                                   {"idle_paced", test_idle_paced},
                                   {"mixed", test_mixed},
                                   {"pace", test_pace},
+                                  {"named", test_named},
                                   {NULL, test_hash}};
 
 int main(int argc, char **argv) {
