@@ -1531,7 +1531,11 @@ static void quiet_calls_per_size(void **state) {
                 "%lu)\n",
                 CALLS - quiet - stood, CALLS, quiet, stood,
                 SET_CALLS - set - set_stood, SET_CALLS, set, set_stood);
-  /* one record for all sizes: 1247 and 3292 */
+  /* one record for all sizes: 1138 of 3000 (the set interval's case
+   * decides as many in full either way, 2452: the layer is quiet only
+   * after a call of the same size, and its 64 KiB calls are exchanged at
+   * every 6th of their own; it checks the decisions alike, and that most
+   * calls are still served without deciding) */
   assert_true(CALLS - quiet - stood < CALLS / 4);
   assert_true(SET_CALLS - set - set_stood < SET_CALLS / 2);
 }
