@@ -486,7 +486,7 @@ typedef struct pending {
 
 /* the values of a pat_auto's state a decision reads and may change,
  * besides caches of its inputs (quiet_state) */
-#define QUIET_STATE 14
+#define QUIET_STATE 13
 
 /* A size class's last call decided in full that was not exchanged (call;
  * -1: none), its inputs (key's arrivals: owned), props and configuration,
@@ -1530,10 +1530,11 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
 static void quiet_state_of(const pat_auto *s, int cls, pat_reduce_alg run,
                            long v[QUIET_STATE]) {
   const learned *l = &s->cls[cls];
+  /* (no class: each record is its class's) */
   long state[QUIET_STATE] = {
-      cls,        l->phase,       l->blind_mode, l->stretch,    l->quiet,
-      l->trusted, l->settled_row, l->mode_at,    l->spell_from, s->trial_call,
-      s->soon,    (long)run,      l->apart,      l->b2b_seen};
+      l->phase,       l->blind_mode, l->stretch,    l->quiet,      l->trusted,
+      l->settled_row, l->mode_at,    l->spell_from, s->trial_call, s->soon,
+      (long)run,      l->apart,      l->b2b_seen};
   memcpy(v, state, sizeof state);
 }
 
