@@ -93,6 +93,17 @@
  * --sizes 8,4K,64K,1M --pattern none --pattern single --pattern odd
  * --imbalance 1x,2x --reps 8 --warmup 2`): in the README (Status).
  *
+ * CPU per call.  On an oversubscribed node (8 ranks on 2 cores, calls
+ * back to back) what a call costs in CPU on every rank is its time: 100 ns
+ * more per rank and call made binomial's 4 B loop 1.2x slower.  So a leaf
+ * builds its PART on the stack and sends it blocking, with no call state
+ * (leaf_part), a rank that forwards nothing sends its PART blocking (no
+ * request to wait for), and the clock is read at arrival and while
+ * polling only.  What remains over binomial is bookkeeping: per call about
+ * 1400 instructions more at the root and 1300 at a rank with children
+ * (callgrind, P = 4, 4 B), where a bare poll-and-combine loop with the same
+ * receives costs 300-400 more than binomial (measured in the README, Status).
+ *
  * Unexpected messages (thesis 5.4.2): a rank receives per call one PART
  * per child (at most ceil(log2 P)), a forwarder also a ROUTE and a FWD
  * per child that forwards, the root one FWD per top forwarder.  Every
@@ -170,10 +181,13 @@ enum { HDR_INTS = 2 };
  * a top forwarder whose FWD the root waits for or has merged. */
 enum { S_FWDER = 1, S_TOP = 2 };
 
-/* Requests held in the call's own arrays before the heap: every child's
- * PART, ROUTE and FWD, our PART, ROUTE and FWD (3 * 31 + 3); the root's
- * children and its window of FWDs (2 * 31 + 1). */
-enum { LRT_INLINE = 96 };
+/* Requests held in the call's own arrays before the heap (add_request
+ * grows them): every child's PART, ROUTE and FWD, our PART, ROUTE and FWD
+ * (3 * 4 + 3 for 4 children, P <= 32); the root's children and its window
+ * of FWDs (2 * 5 + 1 at P = 32).  Ranks that forward at larger P use the
+ * heap (SMPI P = 128 with the odd ranks late: smpi_lr_tree_p128).  It was
+ * 96 per array: 5 KiB of stack a call. */
+enum { LRT_INLINE = 16 };
 
 /* How many ranks the subtree of v holds (its list names fewer). */
 static int subtree(int v, int P) {
@@ -241,6 +255,7 @@ typedef struct lrt {
   int datasize;      /* the partial's bytes on the wire (at most) */
   double t0, slack, unit;
   int premature; /* a given-up PART came, after due, within half the wait */
+  int expired;   /* the last poll returned at its deadline, next_due */
   /* a forwarder (a rank other than the root that gave up a child): what
    * it still waits for (given-up PARTs, routed FWDs), where its FWD goes
    * (-1 until its parent's ROUTE came), its FWD's buffer */
@@ -477,12 +492,21 @@ static int open_part(lrt *s, char *buf, int len, int kid, int from, int *r,
                             s->datasize)))
     rc = MPI_ERR_INTERN; /* not in the protocol */
   *r = rc == MPI_SUCCESS ? hdr[1] : 0;
-  for (int i = 0; rc == MPI_SUCCESS && i < 2 * *r + hdr[0]; i++) {
+  if (s->raw) { /* the ints in place: r pairs lo, hi, then the list */
+    const char *at = buf + sizeof hdr;
+    for (int i = 0; i < *r; i++, at += 2 * sizeof(int)) {
+      memcpy(&run[i].lo, at, sizeof(int));
+      memcpy(&run[i].hi, at + sizeof(int), sizeof(int));
+    }
+    for (int i = 0; rc == MPI_SUCCESS && i < hdr[0]; i++, at += sizeof(int)) {
+      int e;
+      memcpy(&e, at, sizeof e);
+      rc = take_entry(s, e, kid);
+    }
+  }
+  for (int i = 0; rc == MPI_SUCCESS && !s->raw && i < 2 * *r + hdr[0]; i++) {
     int e = -1;
-    if (s->raw)
-      memcpy(&e, buf + sizeof(int) * (size_t)(HDR_INTS + i), sizeof e);
-    else
-      rc = PMPI_Unpack(buf, len, &pos, &e, 1, MPI_INT, c->priv);
+    rc = PMPI_Unpack(buf, len, &pos, &e, 1, MPI_INT, c->priv);
     if (rc == MPI_SUCCESS && i < 2 * *r && i % 2 == 0)
       run[i / 2].lo = e;
     else if (rc == MPI_SUCCESS && i < 2 * *r)
@@ -717,13 +741,15 @@ static int send_part(lrt *s) {
                              rank_of(s, parent_of(s->v)), c->tag + TAG_FWD,
                              &s->rq[slot]);
   }
-  /* a leaf has nothing to do meanwhile: a blocking send */
-  if (rc == MPI_SUCCESS && s->nkids > 0)
+  /* a rank that forwards nothing has nothing to do meanwhile (its
+   * parent's receive is posted from the start of its call): a blocking
+   * send */
+  if (rc == MPI_SUCCESS && s->fwding)
     rc = add_request(s, R_SEND, -1, s->sendbuf, 0, &slot);
   if (rc == MPI_SUCCESS)
     rc = write_message(s, s->sendbuf, s->sendcap, 1,
                        &(lrt_piece){s->v, s->e, s->acc}, &pos);
-  if (rc == MPI_SUCCESS && s->nkids > 0)
+  if (rc == MPI_SUCCESS && s->fwding)
     rc = PMPI_Isend(s->sendbuf, pos, s->wire, rank_of(s, parent_of(s->v)),
                     c->tag + TAG_PART, c->priv, &s->rq[slot]);
   else if (rc == MPI_SUCCESS)
@@ -781,18 +807,15 @@ static int send_fwd(lrt *s) {
 }
 
 /* Ready to send: every child merged or past its due time; in order,
- * the partial closed or the next child past its due time. */
+ * the partial closed or the next child past its due time.  The clock is
+ * the poll's: it returned at next_due (expired), which only falls as
+ * children are merged, so no clock is read here. */
 static int ready(const lrt *s) {
-  double now = -1.0;
   if (s->inorder)
-    return !taking_next(s) || PMPI_Wtime() >= s->kid[s->next].due;
+    return !taking_next(s) || s->expired;
   for (int j = 0; j < s->nkids; j++)
-    if (s->kid[j].state == K_WAIT) {
-      if (now < 0)
-        now = PMPI_Wtime();
-      if (now < s->kid[j].due)
-        return 0;
-    }
+    if (s->kid[j].state == K_WAIT)
+      return s->expired;
   return 1;
 }
 
@@ -874,6 +897,7 @@ static int next_event(lrt *s) {
   double deadline = s->v != 0 && !s->sent ? next_due(s) : 1.0 / 0.0;
   if (deadline < 1.0 / 0.0) { /* -inf: nothing waited for, a send is out */
     rc = pat_lr_poll(s->nrq, s->rq, deadline, s->unit / 32, &idx, &got, &st);
+    s->expired = rc == MPI_SUCCESS && !got;
     if (rc != MPI_SUCCESS || !got)
       return rc; /* the due time: the loop gives the child up */
   } else {
@@ -997,15 +1021,44 @@ static void finish(lrt *s) {
   }
 }
 
+/* A leaf's PART of a small contiguous partial, as write_message writes
+ * it (no list, one partial: in order its run [v, v + 1)), built on the
+ * stack and sent blocking: a leaf waits for nothing and learns nothing, so
+ * it needs no call state, arena or request ("CPU per call" above). */
+enum { LEAF_BYTES = 8192 };
+static int leaf_part(const pat_call *c, int v, int base) {
+  int hdr = raw_header(0, 1), size = (int)(c->type.size * c->count);
+  int ints[HDR_INTS + 2] = {0, 1, c->commutative ? 0 : v,
+                            c->commutative ? 0 : v + 1};
+  _Alignas(16) char buf[LEAF_BYTES];
+  _Static_assert(sizeof ints <= 16, "a leaf's header is one 16-byte unit");
+  memset(buf, 0, (size_t)hdr);
+  memcpy(buf, ints, sizeof ints);
+  memcpy(buf + hdr, c->sendbuf, (size_t)size);
+  return PMPI_Send(buf, hdr + size, MPI_BYTE, (parent_of(v) + base) % c->nranks,
+                   c->tag + TAG_PART, c->priv);
+}
+
+/* Whether this rank is a leaf (no children; not the root, which in order
+ * also waits for the result) whose PART fits leaf_part's buffer. */
+static int small_leaf(const pat_call *c, int v) {
+  return v != 0 && ((v & 1) || v + 1 >= c->nranks) && c->rank != c->root &&
+         c->type.contiguous &&
+         raw_header(0, 1) + c->type.size * (double)c->count <= LEAF_BYTES;
+}
+
 int pat_lr_tree_run(const pat_call *c) {
   lrt s;
-  int rc;
+  int rc, base = c->commutative ? c->root : 0;
+  int v = (c->rank - base + c->nranks) % c->nranks;
+  if (small_leaf(c, v))
+    return leaf_part(c, v, base);
   memset(&s, 0, offsetof(lrt, kid));
   s.call = c;
   s.P = c->nranks;
   s.inorder = !c->commutative;
-  s.base = s.inorder ? 0 : c->root;
-  s.v = (c->rank - s.base + s.P) % s.P;
+  s.base = base;
+  s.v = v;
   s.e = s.v + 1;
   s.tracing = pat_trace_on(c);
   s.rq = s.rq_inline;
