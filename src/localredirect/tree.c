@@ -183,13 +183,15 @@ enum { HDR_INTS = 2 };
  * a top forwarder whose FWD the root waits for or has merged. */
 enum { S_FWDER = 1, S_TOP = 2 };
 
-/* Requests held in the call's own arrays before the heap (add_request
- * grows them): every child's PART, ROUTE and FWD, our PART, ROUTE and FWD
- * (3 * 4 + 3 for 4 children, P <= 32); the root's children and its window
- * of FWDs (2 * 5 + 1 at P = 32).  Ranks that forward at larger P use the
- * heap (SMPI P = 128 with the odd ranks late: smpi_lr_tree_p128).  It was
- * 96 per array, 3.75 KiB of stack a call. */
-enum { LRT_INLINE = 16 };
+/* Requests held in the call's own arrays before add_request moves them
+ * to the heap.  A rank needs a PART per child, a ROUTE and a FWD per child
+ * that forwards, and its own PART, ROUTE and FWD; the root its children's
+ * PARTs and a window of FWDs.  8: balanced calls fit up to P = 256 (a PART
+ * per child); where ranks forward the arrays grow, as
+ * mpi_stress_localredirect_tree_late_p16 and _p32 make them grow on roots
+ * and forwarders, in both orders (under the sanitizers too).  It was 96
+ * per array, 3.75 KiB of stack a call. */
+enum { LRT_INLINE = 8 };
 
 /* How many ranks the subtree of v holds (its list names fewer). */
 static int subtree(int v, int P) {
