@@ -202,7 +202,16 @@
  * measured on the calls after it (the measuring waits; binomial runs
  * meanwhile, if the list allows it) and the pace stretches as if settled.
  * Calls with work between them, or barriers, are not (37-81 us idle on
- * that node, 0.1-0.6 us back to back).
+ * that node, 0.1-0.6 us back to back).  Blind, the calls after it make
+ * no aware choice (skimmed): its score would count against it whatever
+ * it was, and the root's lateness (the pipeline's depth) changes at
+ * every exchange, so it cost a plan on most exchanged calls, on every
+ * rank (that node, 4 B calls with a 64 KiB one every 100: 108 segmented
+ * plans in 40400 calls, half the instructions auto added to binomial's
+ * on a leaf; unit_auto back_to_back_plans_nothing).  The first calls
+ * apart again are skimmed too (their idle time comes with the exchange a
+ * lag later), so the evidence for the predictions starts up to
+ * PAT_AUTO_SAMPLES exchanged calls later.
  *
  * Dynamic rows.  native and localredirect have no schedule; their
  * estimates are formulas (native.c, localredirect.c) that never beat
@@ -1119,7 +1128,7 @@ static void score(pat_auto *s, const double *actual, long call, double idle) {
   }
   /* back to back the predictions cannot pay: a score against them (a
    * score of 0 says nothing, decide_mode) */
-  if (!w->skimmed) /* else no aware choice was made: nothing to score */
+  if (!w->skimmed || w->b2b) /* else no aware choice: nothing to score */
     l->diff[l->scored++ % PAT_AUTO_WINDOW] =
         w->b2b ? blind
         : w->aware == w->blind
@@ -1394,7 +1403,9 @@ static int skimmed(const pat_auto *s, learned *l, const pat_sched_params *p,
     if (!skim)
       l->skim_spread = spread;
   }
-  return skim;
+  /* back to back the score is against the predictions whatever they
+   * chose (score): the aware choice would only cost its plan */
+  return skim || (call >= 0 && l->blind_mode && back_to_back(l));
 }
 
 /* One call's choice, decided in full (pat_auto_decide). */

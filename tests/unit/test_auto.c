@@ -1171,6 +1171,56 @@ static void drive_idle(pat_auto *au, pat_sched_params *p,
   }
 }
 
+/* Back to back, blind, auto makes no plan (auto.c, skimmed): the root is
+ * late by another amount at every call (the depth of the pipeline the
+ * other ranks run ahead), so the predictions change at every exchange,
+ * and the aware choice, which a call back to back scores against
+ * whatever it is, cost a plan on most exchanged calls on every rank (a
+ * real node, 8 ranks on 2 cores, 4 B calls with a 64 KiB one every 100:
+ * 108 segmented plans in 40400 calls, half the instructions auto added
+ * to binomial's on a leaf).  Calls apart again (1 ms idle), the aware
+ * choices are planned again. */
+static void back_to_back_plans_nothing(void **state) {
+  enum { P = 16, CALLS = 400 };
+  double pred[P] = {0};
+  pat_sched_params p = params(P, 8192, pred);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8192};
+  double d = pat_sched_round_cost(&p);
+  pat_reduce_alg ran[2 * CALLS];
+  pat_auto *au = pat_auto_alloc(P);
+  int made = 0, b2b = 0, apart = 0, sw, ran_plan = 0, first = -1;
+  (void)state;
+  pat_auto_set_planner(au, counting_planner, &made);
+  for (int k = 0; k < 2 * CALLS; k++) {
+    int before = made;
+    double idle = k < CALLS ? 2e-7 : 1e-3;
+    pred[0] = (2 + (k % 7)) * d; /* the last observed call's */
+    realized_two_back(au, &p, pred, NULL, ran, k);
+    if (k >= 1)
+      pat_auto_observed(au, pred, k - 1, idle);
+    ran[k] = pat_auto_decide(au, &p, &props, k, 1, NULL, -1, &sw);
+    if (k >= 20 && k < CALLS)
+      b2b += made - before;
+    else if (k >= CALLS + 20)
+      apart += made - before;
+    if (k >= CALLS && ran[k] == PAT_REDUCE_ALG_CLAIRVOYANT) {
+      ran_plan++;
+      first = first < 0 ? k : first;
+    }
+  }
+  print_message("root late by 2-8 rounds, calls back to back: %d plans made "
+                "in calls 20-%d; 1 ms apart: %d in calls %d-%d, the plan ran "
+                "%d, first at call %d\n",
+                b2b, CALLS - 1, apart, CALLS + 20, 2 * CALLS - 1, ran_plan,
+                first);
+  assert_int_equal(b2b, 0);
+  /* blind, the aware choice on every PAT_AUTO_SKIM-th call at least (the
+   * plan does not run: once the calls are apart the rows are measured,
+   * and the scores do not show it ahead of the measured binomial) */
+  assert_true(apart >= (CALLS - 20) / 4);
+  pat_auto_free(au);
+}
+
 /* Calls back to back (auto.c, "Back to back": the ranks idle 0.2 us before
  * each, under PAT_AUTO_IDLE): the arrivals say the root is late, where the
  * plan pays in the model, and the rows' realized times say the model's
@@ -1339,7 +1389,8 @@ static void same_inputs_same_choice(void **state) {
  * exchanged at every E64-th of its own calls times its own stretch, as the
  * layer paces each size (pat_state_pace; soon is one call for all).  Every
  * call's row, switch and pace must be alike; returns the calls au served
- * quietly. */
+ * quietly when asked to decide (those pat_auto_standing served, which
+ * auto counts as quiet too, are in *stood only). */
 static unsigned long quiet_against_full(int P, int count, int E, int calls,
                                         int wander, int mix, int E64,
                                         unsigned long *stood) {
@@ -1357,7 +1408,7 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
   long own[2] = {0, 0}; /* each size's calls: the layer paces its own */
   long soon = -1, upto, rec_next = -1, rec_upto = -1, rec_count = 0;
   pat_reduce_alg rec_row = PAT_REDUCE_ALG_BINOMIAL;
-  unsigned long seed = 12345, quiet;
+  unsigned long seed = 12345, quiet, asked = 0;
   assert_non_null(actual);
   assert_non_null(planned);
   assert_non_null(pred);
@@ -1434,6 +1485,7 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
     } else if (layer_quiet &&
                pat_auto_standing(au, &p, &props, k, &r_au, &upto)) {
       (*stood)++;
+      asked++;
       rec_next = k + 1;
       rec_upto = upto;
       rec_row = r_au;
@@ -1452,6 +1504,8 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
     assert_int_equal(soon, so);
   }
   quiet = pat_auto_quiet_calls(au);
+  assert_true(quiet >= asked);
+  quiet -= asked;
   assert_int_equal(pat_auto_quiet_calls(ref), 0);
   pat_auto_free(au);
   pat_auto_free(ref);
@@ -1504,7 +1558,9 @@ static void quiet_calls_decide_as_full_ones(void **state) {
   assert_true(small + stood[0] > CALLS / 2);
   assert_true(large + stood[1] > CALLS / 2);
   assert_true(alone + stood[2] > 3 * CALLS / 4);
-  assert_true(set > SET_CALLS / 2);
+  /* set: two runs of SET_CALLS, exchanged every 5th and 6th call */
+  assert_true(set > SET_CALLS / 4);
+  assert_true(set + stood[3] > 2 * SET_CALLS / 3);
   assert_true(stood[3] > SET_CALLS / 8);
   for (int i = 0; i < 3; i++)
     assert_true(stood[i] > CALLS / 4);
@@ -1531,13 +1587,14 @@ static void quiet_calls_per_size(void **state) {
                 "%lu)\n",
                 CALLS - quiet - stood, CALLS, quiet, stood,
                 SET_CALLS - set - set_stood, SET_CALLS, set, set_stood);
-  /* one record for all sizes: 1138 of 3000 (the set interval's case
-   * decides as many in full either way, 2452: the layer is quiet only
-   * after a call of the same size, and its 64 KiB calls are exchanged at
-   * every 6th of their own; it checks the decisions alike, and that most
-   * calls are still served without deciding) */
-  assert_true(CALLS - quiet - stood < CALLS / 4);
-  assert_true(SET_CALLS - set - set_stood < SET_CALLS / 2);
+  /* decided in full: 837 of 3000 before calls back to back skipped the
+   * aware choice (auto.c, skimmed), 220 since (the set interval's case
+   * decides 3429 in full either way: the layer is quiet only after a
+   * call of the same size, and its 64 KiB calls are exchanged at every
+   * 6th of their own; it checks the decisions alike, and that two calls
+   * in five are still served without deciding) */
+  assert_true(CALLS - quiet - stood < CALLS / 8);
+  assert_true(SET_CALLS - set - set_stood < 3 * SET_CALLS / 5);
 }
 
 /* PAT_REDUCE_ALGORITHM as a list: auto picks among those rows, or among
@@ -1606,6 +1663,7 @@ int main(void) {
       cmocka_unit_test_teardown(refitted_model_is_checked_again, reset_env),
       cmocka_unit_test_teardown(corrections_follow_a_refit, reset_env),
       cmocka_unit_test_teardown(back_to_back_calls_teach_nothing, reset_env),
+      cmocka_unit_test_teardown(back_to_back_plans_nothing, reset_env),
       cmocka_unit_test_teardown(measuring_without_realized_times_ends,
                                 reset_env),
       cmocka_unit_test_teardown(flip_flop_engages_steady_releases, reset_env),
