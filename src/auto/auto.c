@@ -51,7 +51,9 @@
  *
  * Cost per call.  The estimates: O(P) each for the bandwidth rows and
  * binomial (native and localredirect are not weighed while binomial is:
- * pat_alg_row.never_below), the clairvoyant plan (O(P log P) atomic;
+ * pat_alg_row.never_below; under arrivals, a row that arrivals only delay
+ * is not weighed where its balanced estimate, the blind choice's, cannot
+ * win: pat_alg_row.arrivals_delay), the clairvoyant plan (O(P log P) atomic;
  * segmented: its bounded search, clairvoyant.c) under the prediction,
  * built as the schedule the call runs when it wins; when scoring, the
  * plan's replay (replay.c, O(transfers)) under the real arrivals.  Both
@@ -60,9 +62,10 @@
  * realized time moves) repeat, and then cost nothing;
  * the PAT layer rounds predictions to an eighth of a round
  * (pat_state_predict), so a prediction that moved by less is the same
- * one.  patautospeed: at P = 128, 64 KiB, 1.4-2.0% of the modeled
- * reduction balanced, 1.4-1.9% with a rank late (the plan's building
- * aside: clairvoyant pays it too).  Blind over a whole window of scored
+ * one.  patautospeed: at P = 128, 64 KiB, 1.3% of the modeled
+ * reduction balanced, 1.4% with a rank late (the plan's building aside:
+ * clairvoyant pays it too; 2.0-2.1% and 1.6% when every row was weighed
+ * under arrivals).  Blind over a whole window of scored
  * calls since the last switch, the aware choice (the plan) serves only
  * to score, so it is made on every PAT_AUTO_SKIM-th call only (the
  * others are not scored), and at once when the predicted arrivals spread
@@ -521,6 +524,9 @@ struct pat_auto {
   int have, have_blind;
   pat_sched_params key, blind_key;
   pat_reduce_alg aware, blind;
+  /* per row, its weighed estimate in the blind choice (NAN: not weighed):
+   * the floor of its estimate under arrivals (least_of) */
+  double blind_est[PAT_REDUCE_ALG_COUNT];
   /* the aware choice made for key (a skimmed call, whose aware choice is
    * its blind one, keeps it for the next call that is not skimmed) and
    * its plan, if it planned */
@@ -668,16 +674,22 @@ static double row_estimate(const learned *l, int a, const pat_sched_params *p) {
 /* The least estimate among the rows of mask that can serve props; aware:
  * with params' arrivals, the rows that plan with them included.  The
  * cheap estimates first, but not a row's whose estimate is never below
- * another weighed row's (pat_alg_row.never_below); a costly one (a row
- * with a bound) only if its bound could beat them by more than
- * PAT_AUTO_SKIP, planned by the planner, which also gives the plan's
- * replay: *replay gets the winner's (NULL if it did not plan; replay NULL:
- * not wanted).  Writes INFINITY to *t when no row of mask serves props. */
+ * another weighed row's (pat_alg_row.never_below), nor, given floor (each
+ * row's weighed balanced estimate, NAN: none), one that arrivals only
+ * delay (pat_alg_row.arrivals_delay) whose floor cannot win (P = 128,
+ * 64 KiB: pipeline's estimate under arrivals was a third of a decision's
+ * cost); a costly one (a row with a bound) only if its bound could beat
+ * them by more than PAT_AUTO_SKIP, planned by the planner, which also
+ * gives the plan's replay: *replay gets the winner's (NULL if it did not
+ * plan; replay NULL: not wanted).  weighed (NULL: not wanted) gets each
+ * row's weighed estimate, NAN for the others.  Writes INFINITY to *t when
+ * no row of mask serves props. */
 static pat_reduce_alg least_of(const pat_auto *s,
                                const pat_sched_params *params,
                                const pat_call_props *props, int aware,
                                unsigned long long mask, double *t_out,
-                               pat_replay **replay) {
+                               pat_replay **replay, const double *floor,
+                               double *weighed) {
   pat_reduce_alg best = PAT_REDUCE_ALG_BINOMIAL;
   double best_t = INFINITY;
   const learned *l = &s->cls[size_class(params)];
@@ -686,6 +698,8 @@ static pat_reduce_alg least_of(const pat_auto *s,
   pat_sched_params p = *params;
   if (!aware)
     p.arrivals = NULL;
+  for (int a = 0; weighed != NULL && a < PAT_REDUCE_ALG_COUNT; a++)
+    weighed[a] = NAN;
   for (int costly = 0; costly < 2; costly++)
     for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
       const pat_alg_row *row = pat_alg_table[a];
@@ -696,10 +710,16 @@ static pat_reduce_alg least_of(const pat_auto *s,
         continue;
       if (costly && corr[a] * row->bound(&p) >= best_t * (1 - PAT_AUTO_SKIP))
         continue;
+      /* it could at best tie, and lose the tie (NAN compares false) */
+      if (floor != NULL && row->arrivals_delay &&
+          (floor[a] > best_t || (floor[a] == best_t && a > (int)best)))
+        continue;
       t = corr[a] * (costly ? s->planner(s->ctx, row->id, &p, &r)
                             : row_estimate(l, a, &p));
       if (a == PAT_REDUCE_ALG_BINOMIAL) /* see "Ties" */
         t *= 1 - PAT_AUTO_TIE;
+      if (weighed != NULL)
+        weighed[a] = t;
       if (t < best_t || (t == best_t && a < (int)best)) {
         best_t = t; /* ties (after binomial's discount): table order */
         best = (pat_reduce_alg)a;
@@ -718,17 +738,20 @@ static pat_reduce_alg least_of(const pat_auto *s,
 }
 
 /* Among PAT_REDUCE_ALGORITHM's list; when none of it serves the call
- * (none planning without arrivals, for the blind choice), among all. */
+ * (none planning without arrivals, for the blind choice), among all
+ * (floor and weighed: least_of's). */
 static pat_reduce_alg least(const pat_auto *s, const pat_sched_params *params,
                             const pat_call_props *props, int aware,
-                            pat_replay **replay) {
+                            pat_replay **replay, const double *floor,
+                            double *weighed) {
   double t;
-  pat_reduce_alg best = least_of(s, params, props, aware,
-                                 pat_config_get()->candidates, &t, replay);
+  pat_reduce_alg best =
+      least_of(s, params, props, aware, pat_config_get()->candidates, &t,
+               replay, floor, weighed);
   if (!(t < INFINITY)) {
     if (replay != NULL)
       pat_replay_free(*replay);
-    best = least_of(s, params, props, aware, ~0ull, &t, replay);
+    best = least_of(s, params, props, aware, ~0ull, &t, replay, floor, weighed);
   }
   return best;
 }
@@ -1308,7 +1331,7 @@ static void choose(pat_auto *s, const pat_sched_params *p,
   pat_sched_params balanced = *p;
   balanced.arrivals = NULL;
   if (!s->have_blind || !same_inputs(&s->blind_key, &balanced)) {
-    s->blind = least(s, p, props, 0, NULL);
+    s->blind = least(s, p, props, 0, NULL, NULL, s->blind_est);
     s->have_blind = keep(&s->blind_key, &balanced);
   }
   if (skim) {
@@ -1317,7 +1340,11 @@ static void choose(pat_auto *s, const pat_sched_params *p,
   }
   if (!s->have || !same_inputs(&s->key, p)) {
     pat_replay_free(s->aware_replay);
-    s->aware_kept = least(s, p, props, 1, &s->aware_replay);
+    /* the blind estimates are the floors: the same inputs, balanced,
+     * and corrections (a new correction of a row that does not plan
+     * drops the blind choice: settle) */
+    s->aware_kept = least(s, p, props, 1, &s->aware_replay,
+                          s->have_blind ? s->blind_est : NULL, NULL);
     s->have = keep(&s->key, p);
   }
   s->aware = s->aware_kept;

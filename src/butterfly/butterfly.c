@@ -68,4 +68,5 @@ const pat_alg_row pat_alg_butterfly = {
                    "gather; rank order for non-commutative ops",
     .build = butterfly_build,
     .estimate = butterfly_estimate,
+    .arrivals_delay = 1,
     .fallback = PAT_REDUCE_ALG_BUTTERFLY};

@@ -173,6 +173,13 @@ typedef struct pat_alg_row {
    * wins the ties anyway (the earlier row).  NULL: none.  unit_estimate
    * checks the claim. */
   const struct pat_alg_row *never_below;
+  /* 1: arrivals only delay it: its estimate under arrivals is never below
+   * its balanced one (a fixed schedule whose steps wait for what they
+   * take), so auto does not compute it under arrivals where the balanced
+   * one cannot win (not binomial: in rank order its two receives share
+   * the root's port, and a later one can end sooner).  unit_estimate
+   * checks the claim. */
+  int arrivals_delay;
   /* tunables: their variables, and the parser filling config_size bytes of
    * the configuration cache (pat_config_alg) */
   const pat_env_var *env;

@@ -375,5 +375,6 @@ const pat_alg_row pat_alg_pipeline = {
                    "non-commutative ops",
     .build = pipeline_build,
     .estimate = pipeline_estimate,
+    .arrivals_delay = 1,
     .fallback = PAT_REDUCE_ALG_PIPELINE,
     .uses = PAT_SCOPE_BIT(PAT_SCOPE_MODEL) | PAT_SCOPE_BIT(PAT_SCOPE_SEGMENTS)};

@@ -207,6 +207,7 @@ const pat_alg_row pat_alg_radixk = {
                    "rank order for non-commutative ops",
     .build = radixk_build,
     .estimate = radixk_estimate,
+    .arrivals_delay = 1,
     .fallback = PAT_REDUCE_ALG_RADIXK,
     .env = radixk_env,
     .config_size = sizeof(pat_radixk_config),

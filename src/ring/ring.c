@@ -124,5 +124,6 @@ const pat_alg_row pat_alg_ring = {
                    "gather; commutative ops",
     .build = ring_build,
     .estimate = ring_estimate,
+    .arrivals_delay = 1,
     .needs = PAT_NEEDS_COMMUTATIVE,
     .fallback = PAT_REDUCE_ALG_BUTTERFLY};
