@@ -208,10 +208,11 @@
  * that node, 0.1-0.6 us back to back).  Blind, the calls after it make
  * no aware choice (skimmed): its score would count against it whatever
  * it was, and the root's lateness (the pipeline's depth) changes at
- * every exchange, so it cost a plan on most exchanged calls, on every
- * rank (that node, 4 B calls with a 64 KiB one every 100: 108 segmented
- * plans in 40400 calls, half the instructions auto added to binomial's
- * on a leaf; unit_auto back_to_back_plans_nothing).  The first calls
+ * every exchange, so it could cost a plan at any exchanged call, on
+ * every rank (that node, 4 B calls with a 64 KiB one every 100, 40400
+ * calls: 6-40 segmented plans a rank; 3-4 since, all before the calls
+ * were seen back to back; perf probes on cached_plan; unit_auto
+ * back_to_back_plans_nothing).  The first calls
  * apart again are skimmed too (their idle time comes with the exchange a
  * lag later), so the evidence for the predictions starts up to
  * PAT_AUTO_SAMPLES exchanged calls later.

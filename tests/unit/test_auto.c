@@ -1175,11 +1175,10 @@ static void drive_idle(pat_auto *au, pat_sched_params *p,
  * late by another amount at every call (the depth of the pipeline the
  * other ranks run ahead), so the predictions change at every exchange,
  * and the aware choice, which a call back to back scores against
- * whatever it is, cost a plan on most exchanged calls on every rank (a
- * real node, 8 ranks on 2 cores, 4 B calls with a 64 KiB one every 100:
- * 108 segmented plans in 40400 calls, half the instructions auto added
- * to binomial's on a leaf).  Calls apart again (1 ms idle), the aware
- * choices are planned again. */
+ * whatever it is, could cost a plan at any exchanged call on every rank
+ * (a real node, 8 ranks on 2 cores, 4 B calls with a 64 KiB one every
+ * 100, 40400 calls: 6-40 plans a rank, 3-4 since).  Calls apart again
+ * (1 ms idle), the aware choices are planned again. */
 static void back_to_back_plans_nothing(void **state) {
   enum { P = 16, CALLS = 400 };
   double pred[P] = {0};
