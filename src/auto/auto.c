@@ -68,7 +68,8 @@
  * under arrivals).  Blind over a whole window of scored
  * calls since the last switch, the aware choice (the plan) serves only
  * to score, so it is made on every PAT_AUTO_SKIM-th call only (the
- * others are not scored), and at once when the predicted arrivals spread
+ * others are not scored, but for calls back to back: "Back to back"),
+ * and at once when the predicted arrivals spread
  * twice as wide as at the last plan (a late rank appeared) or the scores
  * switch auto back (the plan trusted before the spell runs at once): on
  * a real node, 8 ranks on 2 cores, 512 KiB, planning on every call made
@@ -212,10 +213,11 @@
  * every rank (that node, 4 B calls with a 64 KiB one every 100, 40400
  * calls: 6-40 segmented plans a rank; 3-4 since, all before the calls
  * were seen back to back; perf probes on cached_plan; unit_auto
- * back_to_back_plans_nothing).  The first calls
- * apart again are skimmed too (their idle time comes with the exchange a
- * lag later), so the evidence for the predictions starts up to
- * PAT_AUTO_SAMPLES exchanged calls later.
+ * back_to_back_plans_nothing).  Such a skimmed call is still scored if
+ * it came back to back (against the predictions), not if it came apart.
+ * The first calls apart again are skimmed too, until PAT_AUTO_SAMPLES
+ * calls apart were observed (each a lag after its exchange), so the
+ * evidence for the predictions starts that much later.
  *
  * Dynamic rows.  native and localredirect have no schedule; their
  * estimates are formulas (native.c, localredirect.c) that never beat
@@ -526,8 +528,11 @@ struct pat_auto {
   pat_sched_params key, blind_key;
   pat_reduce_alg aware, blind;
   /* per row, its weighed estimate in the blind choice (NAN: not weighed):
-   * the floor of its estimate under arrivals (least_of) */
+   * the floor of its estimate under arrivals (least_of), under the
+   * configuration it was weighed in */
   double blind_est[PAT_REDUCE_ALG_COUNT];
+  const pat_config *blind_cfg;
+  unsigned long blind_gen;
   /* the aware choice made for key (a skimmed call, whose aware choice is
    * its blind one, keeps it for the next call that is not skimmed) and
    * its plan, if it planned */
@@ -699,6 +704,8 @@ static pat_reduce_alg least_of(const pat_auto *s,
   pat_sched_params p = *params;
   if (!aware)
     p.arrivals = NULL;
+  if (floor != NULL && !(pat_sched_spread(&p) >= 0))
+    floor = NULL; /* no arrival is a number: no estimate is bounded */
   for (int a = 0; weighed != NULL && a < PAT_REDUCE_ALG_COUNT; a++)
     weighed[a] = NAN;
   for (int costly = 0; costly < 2; costly++)
@@ -1334,6 +1341,8 @@ static void choose(pat_auto *s, const pat_sched_params *p,
   if (!s->have_blind || !same_inputs(&s->blind_key, &balanced)) {
     s->blind = least(s, p, props, 0, NULL, NULL, s->blind_est);
     s->have_blind = keep(&s->blind_key, &balanced);
+    s->blind_cfg = pat_config_get();
+    s->blind_gen = pat_config_generation();
   }
   if (skim) {
     s->aware = s->blind;
@@ -1341,11 +1350,15 @@ static void choose(pat_auto *s, const pat_sched_params *p,
   }
   if (!s->have || !same_inputs(&s->key, p)) {
     pat_replay_free(s->aware_replay);
-    /* the blind estimates are the floors: the same inputs, balanced,
-     * and corrections (a new correction of a row that does not plan
-     * drops the blind choice: settle) */
+    /* the blind estimates are the floors: the same inputs balanced (the
+     * model among them: a refit moves the corrections too, follow), the
+     * same corrections of the rows that do not plan (settle, where they
+     * change, drops the blind choice), the same configuration (a reload
+     * can change a row's segments or radix) */
+    int floors = s->have_blind && s->blind_cfg == pat_config_get() &&
+                 s->blind_gen == pat_config_generation();
     s->aware_kept = least(s, p, props, 1, &s->aware_replay,
-                          s->have_blind ? s->blind_est : NULL, NULL);
+                          floors ? s->blind_est : NULL, NULL);
     s->have = keep(&s->key, p);
   }
   s->aware = s->aware_kept;

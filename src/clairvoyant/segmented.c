@@ -160,8 +160,13 @@ static void pair(planner *pl, int s, int round, int snd, int rcv,
                  pat_clairvoyant_plan *plan) {
   clear(pl->hold + (size_t)s * pl->W, snd);
   pl->nhold[s]--;
-  if (--pl->nheld[snd] == 0)
-    clear(pl->alive, snd); /* it has left */
+  if (--pl->nheld[snd] == 0) { /* it has left: no port of its serves */
+    clear(pl->alive, snd);
+    if (has(pl->frecv, snd)) {
+      clear(pl->frecv, snd);
+      pl->nfrecv--;
+    }
+  }
   clear(pl->fsend, snd);
   clear(pl->frecv, rcv);
   pl->nfsend--;

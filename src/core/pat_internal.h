@@ -174,11 +174,12 @@ typedef struct pat_alg_row {
    * checks the claim. */
   const struct pat_alg_row *never_below;
   /* 1: arrivals only delay it: its estimate under arrivals is never below
-   * its balanced one (a fixed schedule whose steps wait for what they
-   * take), so auto does not compute it under arrivals where the balanced
-   * one cannot win (not binomial: in rank order its two receives share
-   * the root's port, and a later one can end sooner).  unit_estimate
-   * checks the claim. */
+   * its balanced one (ring, butterfly, radix-k: their balanced formula
+   * plus the arrivals' spread; pipeline: a maximum that starts from it),
+   * so auto does not compute it under arrivals where the balanced one
+   * cannot win.  Not binomial, whose tree is walked: in rank order the
+   * root's two receives share its port, and a later one can end sooner.
+   * unit_estimate checks the claim. */
   int arrivals_delay;
   /* tunables: their variables, and the parser filling config_size bytes of
    * the configuration cache (pat_config_alg) */

@@ -1213,9 +1213,8 @@ static void back_to_back_plans_nothing(void **state) {
                 b2b, CALLS - 1, apart, CALLS + 20, 2 * CALLS - 1, ran_plan,
                 first);
   assert_int_equal(b2b, 0);
-  /* blind, the aware choice on every PAT_AUTO_SKIM-th call at least (the
-   * plan does not run: once the calls are apart the rows are measured,
-   * and the scores do not show it ahead of the measured binomial) */
+  /* blind, the aware choice on every PAT_AUTO_SKIM-th call at least
+   * (whether the plan then runs is the scores' to say: printed) */
   assert_true(apart >= (CALLS - 20) / 4);
   pat_auto_free(au);
 }

@@ -12,6 +12,7 @@
  *    (P - 1))), and it then sends its N segments, done at arrival + N d;
  *    also when the late rank is the root (the earliest rank is the sink);
  *  - builder speed: printed for P = 128, N = 16 and P = 1024, N = 64;
+ *  - the plans of 320 calls hash as the builder's before its speed-ups;
  *  - the clairvoyant row with PAT_REDUCE_SEGMENTS = N: valid tree
  *    schedules (commutative or in rank order, in place or not, any root,
  *    random arrivals, P up to 1024), each rank's own build its part of the
@@ -497,12 +498,68 @@ static void noncommutative_simulated(void **state) {
     }
 }
 
+/* The plans of 320 calls (P 2-300, N 1-56, balanced, the root or the
+ * last rank late, random arrivals, roots 0 and 5 mod P) hash as the
+ * builder's did before it counted only the ports that serve and searched
+ * from cached bounds (segmented.c, "Cost"): those changes made it faster
+ * and must not change a plan.  The hash is FNV-1a over each plan's rounds,
+ * transfer count and transfers. */
+static uint64_t fnv(uint64_t h, long x) {
+  for (int i = 0; i < 8; i++) {
+    h ^= (uint64_t)((unsigned long)x >> (8 * i) & 255u);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+static void plans_as_before(void **state) {
+  static const int Ps[] = {2, 8, 37, 128, 300}, Ns[] = {1, 3, 16, 56};
+  uint64_t h = 14695981039346656037ull;
+  long transfers = 0;
+  double a[300];
+  (void)state;
+  for (int pi = 0; pi < 5; pi++)
+    for (int ni = 0; ni < 4; ni++)
+      for (int pat = 0; pat < 4; pat++) {
+        int P = Ps[pi];
+        unsigned long seed = (unsigned long)(P * 31 + Ns[ni] * 7 + pat);
+        pat_sched_params p = {.nranks = P,
+                              .root = (pat * 5) % P,
+                              .count = 8192,
+                              .commutative = 1,
+                              .model = pat_model_curie,
+                              .elem_size = 8,
+                              .arrivals = a};
+        double d = pat_clairvoyant_segment_cost(&p, Ns[ni]);
+        pat_clairvoyant_plan x;
+        for (int r = 0; r < P; r++) {
+          seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+          a[r] = pat == 0   ? 0
+                 : pat == 1 ? (r == p.root) * 5 * d
+                 : pat == 2
+                     ? (r == P - 1) * 3.5 * d
+                     : (double)(seed >> 40) / (double)(1ul << 24) * 4 * d;
+        }
+        assert_int_equal(pat_clairvoyant_plan_segments(&p, Ns[ni], &x),
+                         PAT_SUCCESS);
+        h = fnv(fnv(h, x.rounds), x.n);
+        for (int j = 0; j < x.n; j++)
+          h = fnv(fnv(fnv(fnv(h, x.t[j].sender), x.t[j].receiver), x.t[j].seg),
+                  x.t[j].round);
+        transfers += x.n;
+        pat_clairvoyant_plan_free(&x);
+      }
+  assert_int_equal(transfers, 142880);
+  assert_true(h == 0xb53691165b6ecdc1ull);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(balanced_rounds),
       cmocka_unit_test(random_arrivals_valid),
       cmocka_unit_test(one_late_rank),
       cmocka_unit_test(builder_speed),
+      cmocka_unit_test(plans_as_before),
       cmocka_unit_test(row_schedules_valid),
       cmocka_unit_test(row_balanced_rounds),
       cmocka_unit_test(automatic_segments),
