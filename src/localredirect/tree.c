@@ -201,6 +201,10 @@ static int subtree(int v, int P) {
 
 static int parent_of(int v) { return v & (v - 1); }
 
+/* Whether v has a child: its first one, v + 1, is below v's lowest set
+ * bit (v even; v = 0: any) and in the tree (start's loop finds them). */
+static int has_children(int v, int P) { return (v & 1) == 0 && v + 1 < P; }
+
 typedef struct lrt_kid {
   int v;        /* its virtual rank */
   double due;   /* give it up after this */
@@ -285,12 +289,33 @@ typedef struct lrt {
   lrt_req meta_inline[LRT_INLINE];
 } lrt;
 
-static int rank_of(const lrt *s, int v) { return (v + s->base) % s->P; }
+/* The rank of virtual rank v (the tree rooted at base, P ranks). */
+static int rank_at(int v, int base, int P) { return (v + base) % P; }
+
+static int rank_of(const lrt *s, int v) { return rank_at(v, s->base, s->P); }
 
 /* A raw message's header: HDR_INTS, r runs and the n ranks, in 16-byte
  * units so that the data behind it is aligned. */
 static int raw_header(int n, int r) {
   return (int)((sizeof(int) * (size_t)(HDR_INTS + 2 * r + n) + 15) / 16 * 16);
+}
+
+/* Writes a raw message's header into buf: n and r, the r pairs lo, hi
+ * of run (in order; else 0 0), the n ranks of list, zeroed up to
+ * raw_header(n, r) bytes, which it returns (the partials go there). */
+static int put_raw_header(char *buf, int n, int r, const lrt_piece *run,
+                          int inorder, const int *list) {
+  int hdr[HDR_INTS] = {n, r}, size = raw_header(n, r);
+  memset(buf, 0, (size_t)size);
+  memcpy(buf, hdr, sizeof hdr);
+  for (int i = 0; i < r; i++) {
+    int lohi[2] = {inorder ? run[i].lo : 0, inorder ? run[i].hi : 0};
+    memcpy(buf + sizeof hdr + i * sizeof lohi, lohi, sizeof lohi);
+  }
+  if (n > 0)
+    memcpy(buf + sizeof hdr + r * 2 * sizeof(int), list,
+           sizeof(int) * (size_t)n);
+  return size;
 }
 
 /* Room for a message with a list of up to n ranks and up to r partials. */
@@ -507,16 +532,17 @@ static int open_part(lrt *s, char *buf, int len, int kid, int from, int *r,
       memcpy(&e, at, sizeof e);
       rc = take_entry(s, e, kid);
     }
-  }
-  for (int i = 0; rc == MPI_SUCCESS && !s->raw && i < 2 * *r + hdr[0]; i++) {
-    int e = -1;
-    rc = PMPI_Unpack(buf, len, &pos, &e, 1, MPI_INT, c->priv);
-    if (rc == MPI_SUCCESS && i < 2 * *r && i % 2 == 0)
-      run[i / 2].lo = e;
-    else if (rc == MPI_SUCCESS && i < 2 * *r)
-      run[i / 2].hi = e;
-    else if (rc == MPI_SUCCESS)
-      rc = take_entry(s, e, kid);
+  } else {
+    for (int i = 0; rc == MPI_SUCCESS && i < 2 * *r + hdr[0]; i++) {
+      int e = -1;
+      rc = PMPI_Unpack(buf, len, &pos, &e, 1, MPI_INT, c->priv);
+      if (rc == MPI_SUCCESS && i < 2 * *r && i % 2 == 0)
+        run[i / 2].lo = e;
+      else if (rc == MPI_SUCCESS && i < 2 * *r)
+        run[i / 2].hi = e;
+      else if (rc == MPI_SUCCESS)
+        rc = take_entry(s, e, kid);
+    }
   }
   for (int i = 0; rc == MPI_SUCCESS && s->inorder && i < *r; i++)
     if (run[i].lo < 1 || run[i].lo >= run[i].hi || run[i].hi > s->P)
@@ -647,19 +673,13 @@ static int write_message(lrt *s, char *buf, int cap, int r,
   int hdr[HDR_INTS] = {s->list[0], r}, rc;
   *pos = 0;
   if (s->raw) { /* partials at stride, the padding between them zeroed */
-    *pos = raw_header(s->list[0], r);
-    memset(buf, 0, (size_t)*pos);
-    memcpy(buf, hdr, sizeof hdr);
+    *pos = put_raw_header(buf, s->list[0], r, run, s->inorder, s->list + 1);
     for (int i = 0; i < r; i++) {
-      int lohi[2] = {s->inorder ? run[i].lo : 0, s->inorder ? run[i].hi : 0};
-      memcpy(buf + sizeof hdr + i * sizeof lohi, lohi, sizeof lohi);
       memcpy(buf + *pos + i * s->stride, run[i].data, (size_t)s->datasize);
       if (i + 1 < r)
         memset(buf + *pos + i * s->stride + s->datasize, 0,
                (size_t)(s->stride - s->datasize));
     }
-    memcpy(buf + sizeof hdr + r * 2 * sizeof(int), s->list + 1,
-           sizeof(int) * (size_t)s->list[0]);
     *pos += (r - 1) * s->stride + s->datasize;
     return MPI_SUCCESS;
   }
@@ -1026,28 +1046,27 @@ static void finish(lrt *s) {
   }
 }
 
-/* A leaf's PART of a small contiguous partial, as write_message writes
- * it (no list, one partial: in order its run [v, v + 1)), built on the
- * stack and sent blocking: a leaf waits for nothing and learns nothing, so
- * it needs no call state, arena or request ("CPU per call" above). */
+/* A leaf's PART of a small contiguous partial, its header written as
+ * write_message's (put_raw_header: no list, one partial, in order its run
+ * [v, v + 1)), built on the stack and sent blocking: a leaf waits for
+ * nothing and learns nothing, so it needs no call state, arena or request
+ * ("CPU per call" above). */
 enum { LEAF_BYTES = 8192 };
 static int leaf_part(const pat_call *c, int v, int base) {
-  int hdr = raw_header(0, 1), size = (int)(c->type.size * c->count);
-  int ints[HDR_INTS + 2] = {0, 1, c->commutative ? 0 : v,
-                            c->commutative ? 0 : v + 1};
+  int size = (int)(c->type.size * c->count), hdr;
   _Alignas(16) char buf[LEAF_BYTES];
-  _Static_assert(sizeof ints <= 16, "a leaf's header is one 16-byte unit");
-  memset(buf, 0, (size_t)hdr);
-  memcpy(buf, ints, sizeof ints);
+  hdr = put_raw_header(buf, 0, 1, &(lrt_piece){v, v + 1, NULL}, !c->commutative,
+                       NULL);
   memcpy(buf + hdr, c->sendbuf, (size_t)size);
-  return PMPI_Send(buf, hdr + size, MPI_BYTE, (parent_of(v) + base) % c->nranks,
-                   c->tag + TAG_PART, c->priv);
+  return PMPI_Send(buf, hdr + size, MPI_BYTE,
+                   rank_at(parent_of(v), base, c->nranks), c->tag + TAG_PART,
+                   c->priv);
 }
 
 /* Whether this rank is a leaf (no children; not the root, which in order
  * also waits for the result) whose PART fits leaf_part's buffer. */
 static int small_leaf(const pat_call *c, int v) {
-  return v != 0 && ((v & 1) || v + 1 >= c->nranks) && c->rank != c->root &&
+  return v != 0 && !has_children(v, c->nranks) && c->rank != c->root &&
          c->type.contiguous &&
          raw_header(0, 1) + c->type.size * (double)c->count <= LEAF_BYTES;
 }
@@ -1070,7 +1089,7 @@ int pat_lr_tree_run(const pat_call *c) {
   s.meta = s.meta_inline;
   s.caprq = LRT_INLINE;
   s.route = -1;
-  if (s.v != 0 && (s.v & 1) == 0) { /* a rank with children: due times */
+  if (s.v != 0 && has_children(s.v, s.P)) { /* due times for them */
     s.t0 = PMPI_Wtime();
     s.unit = pat_model_round_cost(pat_config_model(pat_config_get()), c->bytes);
     s.slack = pat_lr_tree_slack(c, s.unit);
