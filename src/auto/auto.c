@@ -1332,6 +1332,12 @@ static int decide_mode(learned *l, int window) {
   return l->blind_mode != was;
 }
 
+/* Whether the configuration in force is cfg, at generation gen (a
+ * reload makes a new generation). */
+static int same_config(const pat_config *cfg, unsigned long gen) {
+  return cfg == pat_config_get() && gen == pat_config_generation();
+}
+
 /* Both choices for the call (kept while their inputs repeat); skim: the
  * blind one only (the aware one is the blind one for the call). */
 static void choose(pat_auto *s, const pat_sched_params *p,
@@ -1355,8 +1361,7 @@ static void choose(pat_auto *s, const pat_sched_params *p,
      * same corrections of the rows that do not plan (settle, where they
      * change, drops the blind choice), the same configuration (a reload
      * can change a row's segments or radix) */
-    int floors = s->have_blind && s->blind_cfg == pat_config_get() &&
-                 s->blind_gen == pat_config_generation();
+    int floors = s->have_blind && same_config(s->blind_cfg, s->blind_gen);
     s->aware_kept = least(s, p, props, 1, &s->aware_replay,
                           floors ? s->blind_est : NULL, NULL);
     s->have = keep(&s->key, p);
@@ -1593,7 +1598,7 @@ static void quiet_state_of(const pat_auto *s, int cls, pat_reduce_alg run,
 /* The inputs of the call are those of record q's call. */
 static int quiet_inputs(const quiet_record *q, const pat_sched_params *p,
                         const pat_call_props *props) {
-  return q->cfg == pat_config_get() && q->gen == pat_config_generation() &&
+  return same_config(q->cfg, q->gen) &&
          props->commutative == q->props.commutative &&
          props->contiguous == q->props.contiguous &&
          props->count == q->props.count && same_inputs(&q->key, p);

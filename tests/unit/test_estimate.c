@@ -199,6 +199,16 @@ static void clairvoyant_plan_and_replay(void **state) {
   gsl_rng_free(rng);
 }
 
+/* A random call of 1..most ranks: count a power of two up to 2^19, any
+ * root, either order (drawn in that order). */
+static pat_sched_params random_call(gsl_rng *rng, int most,
+                                    const double *arrivals) {
+  int P = 1 + (int)gsl_rng_uniform_int(rng, (unsigned long)most);
+  int count = 1 << gsl_rng_uniform_int(rng, 20);
+  int root = (int)gsl_rng_uniform_int(rng, (unsigned long)P);
+  return params(P, root, count, (int)gsl_rng_uniform_int(rng, 2), arrivals);
+}
+
 /* A row that claims never to be below another (auto skips it while it
  * weighs that one) is not, under random calls and arrivals. */
 static void never_below_holds(void **state) {
@@ -215,16 +225,12 @@ static void never_below_holds(void **state) {
     assert_non_null(other->estimate);
     assert_true(other->id < row->id); /* the ties go to it */
     for (int trial = 0; trial < 200; trial++) {
-      int P = 1 + (int)gsl_rng_uniform_int(rng, 64);
-      int count = 1 << gsl_rng_uniform_int(rng, 20);
-      pat_sched_params p =
-          params(P, (int)gsl_rng_uniform_int(rng, P), count,
-                 (int)gsl_rng_uniform_int(rng, 2), trial % 3 ? arr : NULL);
-      for (int r = 0; r < P; r++)
+      pat_sched_params p = random_call(rng, 64, trial % 3 ? arr : NULL);
+      for (int r = 0; r < p.nranks; r++)
         arr[r] = gsl_rng_uniform(rng) < 0.2 ? 1e-3 * gsl_rng_uniform(rng) : 0;
       if (!(row->estimate(&p) >= other->estimate(&p)))
-        fail_msg("%s below %s: P=%d count=%d", row->name, other->name, P,
-                 count);
+        fail_msg("%s below %s: P=%d count=%d", row->name, other->name, p.nranks,
+                 p.count);
     }
   }
   assert_true(claims >= 2); /* native and localredirect */
@@ -252,10 +258,8 @@ static void arrivals_only_delay(void **state) {
     assert_non_null(row->estimate);
     assert_null(row->bound); /* a cheap row: least_of weighs it first */
     for (int trial = 0; trial < 600; trial++) {
-      int P = 1 + (int)gsl_rng_uniform_int(rng, 200);
-      int count = 1 << gsl_rng_uniform_int(rng, 20), late;
-      pat_sched_params p = params(P, (int)gsl_rng_uniform_int(rng, P), count,
-                                  (int)gsl_rng_uniform_int(rng, 2), NULL);
+      pat_sched_params p = random_call(rng, 200, NULL);
+      int P = p.nranks, late;
       double d = pat_sched_round_cost(&p), balanced = row->estimate(&p), t;
       late = (int)gsl_rng_uniform_int(rng, P);
       for (int r = 0; r < P; r++)
@@ -280,7 +284,7 @@ static void arrivals_only_delay(void **state) {
       if (!(t >= balanced)) /* least_of compares exactly */
         fail_msg("%s under arrivals %g below balanced %g: P=%d root=%d "
                  "count=%d commutative=%d pattern %d",
-                 row->name, t, balanced, P, p.root, count, p.commutative,
+                 row->name, t, balanced, P, p.root, p.count, p.commutative,
                  trial % 5);
     }
   }
