@@ -590,10 +590,12 @@ out:
 /* ---- per-communicator state: the measured transfer time --------------- */
 
 /* This rank's smoothed time of one transfer of bytes on the communicator;
- * the tree protocol's learned slack and the round it was learned for. */
+ * the tree protocol's learned slack and the round it was learned for, and
+ * whether its last call as the tree's root read a list (unrest). */
 typedef struct lr_comm {
   double transfer, bytes;
   double slack, slack_unit;
+  int unrest;
 } lr_comm;
 
 static lr_comm *lr_comm_get(const pat_call *c) {
@@ -673,6 +675,20 @@ void pat_lr_tree_learn(const pat_call *c, double unit, int premature) {
   slack = premature ? 2 * slack : slack - (slack - unit) / 8;
   m->slack = slack < 1.0 ? slack : 1.0;
   m->slack_unit = unit;
+}
+
+int pat_lr_tree_unrest(const pat_call *c) {
+  const lr_comm *m =
+      c->state != NULL
+          ? pat_comm_state_alg(c->state, PAT_REDUCE_ALG_LOCALREDIRECT)
+          : NULL;
+  return m != NULL && m->unrest;
+}
+
+void pat_lr_tree_root_learn(const pat_call *c, int unrest) {
+  lr_comm *m = lr_comm_get(c);
+  if (m != NULL)
+    m->unrest = unrest;
 }
 
 /* ---- tunables ----------------------------------------------------------- */

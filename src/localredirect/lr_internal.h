@@ -77,6 +77,10 @@ void pat_lr_observe(const pat_call *c, double seconds);
  * the call was premature. */
 double pat_lr_tree_slack(const pat_call *c, double unit);
 void pat_lr_tree_learn(const pat_call *c, double unit, int premature);
+/* Whether this rank's last call as the tree's root on the communicator
+ * read a list naming a given-up rank (root_learn records it). */
+int pat_lr_tree_unrest(const pat_call *c);
+void pat_lr_tree_root_learn(const pat_call *c, int unrest);
 
 /* The line's small-message protocol (eager.c) and the tree protocol for
  * commutative ops (tree.c). */

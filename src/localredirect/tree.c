@@ -100,16 +100,24 @@
  * PART on the stack (8 KiB at most) and sends it blocking, with no call
  * state (leaf_part), a rank that forwards nothing sends its PART blocking
  * (no request to wait for), and readiness takes the poll's clock (below).
- * What remains is bookkeeping: by callgrind (P = 4, 4 B) a call runs about
- * 4230 instructions at the root and 3430 at the rank with a child, against
- * binomial's 2490 and 1900, where a bare loop that posts the same
- * receives, polls them and combines (no header, no due times, no give-up)
- * runs 2900 and 2180.
+ * The common call takes short paths that leave the state as the general
+ * loop keeps it, so that loop takes over wherever something unusual
+ * happens: a rank with children merges plain PARTs (no list, one partial)
+ * with one combine each and sends its PART from the buffer its partial is
+ * in (lean_kids), and the root of a small call receives its children's
+ * PARTs in turn with MPI_Recv, as binomial does, unless its last call
+ * read a list (kids_in_turn).  By callgrind (P = 4, 4 B, patbench's
+ * OSU-style loop) pat_lr_tree_run runs about 3010 instructions a call at
+ * the root and 2730 at the rank with a child (3900 and 3050 without the
+ * short paths), against 1710 and 1450 in binomial's executor; a bare loop
+ * that posts the same receives, polls them and combines (no header, no
+ * due times, no give-up) took 1.35x native's time (README, Status).
  *
  * Unexpected messages (thesis 5.4.2): a rank receives per call one PART
  * per child (at most ceil(log2 P)), a forwarder also a ROUTE and a FWD
  * per child that forwards, the root one FWD per top forwarder.  Every
- * PART's receive is posted at the call's start, a ROUTE's before the PART
+ * PART's receive is posted at the call's start (the root receiving in
+ * turn: one after the other, kids_in_turn), a ROUTE's before the PART
  * that it answers is sent, a forwarder's FWD's before the ROUTE that
  * calls for it, and the root's once a list names its sender and fewer
  * than ceil(log2 P) + 1 FWD receives are posted.  So a rank holds at most
@@ -193,6 +201,10 @@ enum { S_FWDER = 1, S_TOP = 2 };
  * per array, 3.75 KiB of stack a call. */
 enum { LRT_INLINE = 8 };
 
+/* A small call (bytes of a message, at most): a leaf's PART is built on
+ * the stack (leaf_part), the root receives in turn (kids_in_turn). */
+enum { SMALL_BYTES = 8192 };
+
 /* How many ranks the subtree of v holds (its list names fewer). */
 static int subtree(int v, int P) {
   int low = v == 0 ? P : (v & -v);
@@ -263,6 +275,8 @@ typedef struct lrt {
   int datasize;      /* the partial's bytes on the wire (at most) */
   double t0, slack, unit;
   int premature; /* a given-up PART came, after due, within half the wait */
+  int in_turn;   /* the root of a small call: kids_in_turn */
+  int unrest;    /* the root: its last call read a list */
   int expired;   /* the last poll returned at its deadline, next_due */
   /* a forwarder (a rank other than the root that gave up a child): what
    * it still waits for (given-up PARTs, routed FWDs), where its FWD goes
@@ -856,11 +870,25 @@ static double next_due(const lrt *s) {
   return d;
 }
 
+/* Child j's PART came, len bytes in its buffer. */
+static int kid_came(lrt *s, int j, int len) {
+  lrt_kid *k = &s->kid[j];
+  k->len = len;
+  if (k->state == K_WAIT && s->inorder && s->v != 0) {
+    k->state = K_ARRIVED; /* merged in order (merge_next) */
+    return merge_next(s);
+  }
+  if (k->state == K_WAIT) {
+    k->state = K_MERGED;
+    return merge(s, k->buf, len, j, -1);
+  }
+  return given_came(s, j, k->due_gone);
+}
+
 /* Request slot i completed. */
 static int on_done(lrt *s, int i, const MPI_Status *st) {
   int rc = MPI_SUCCESS, len = 0, j = s->meta[i].who;
   lrt_req *m = &s->meta[i];
-  lrt_kid *k = m->what == R_KID ? &s->kid[j] : NULL;
   if (m->what == R_SEND || m->what == R_FWD_OUT || m->what == R_ROUTE_OUT ||
       m->what == R_RESULT)
     return MPI_SUCCESS;        /* a send of ours, or the result, completed */
@@ -891,16 +919,7 @@ static int on_done(lrt *s, int i, const MPI_Status *st) {
     s->owed--;
     return merge(s, m->buf, len, -1, -1);
   }
-  k->len = len;
-  if (k->state == K_WAIT && s->inorder && s->v != 0) {
-    k->state = K_ARRIVED; /* merged in order (merge_next) */
-    return merge_next(s);
-  }
-  if (k->state == K_WAIT) {
-    k->state = K_MERGED;
-    return merge(s, m->buf, len, j, -1);
-  }
-  return given_came(s, j, k->due_gone);
+  return kid_came(s, j, len);
 }
 
 /* Done: our PART out (the root sends none), our FWD if we forward, and
@@ -931,6 +950,104 @@ static int next_event(lrt *s) {
   if (rc != MPI_SUCCESS || idx == MPI_UNDEFINED)
     return rc != MPI_SUCCESS ? rc : MPI_ERR_INTERN; /* nothing to wait for */
   return on_done(s, idx, &st);
+}
+
+/* The common message, commutative on a contiguous datatype: child j's
+ * PART (len bytes) names nobody and holds one partial, so merging it is
+ * one combine (merge's commutative case, with open_part's checks: its
+ * header reads n = 0, r = 1 and it is as long as that says). */
+static int plain_part(const lrt *s, int j, int len) {
+  int hdr[HDR_INTS];
+  if (s->inorder || !s->raw || len != raw_header(0, 1) + s->datasize)
+    return 0;
+  memcpy(hdr, s->kid[j].buf, sizeof hdr);
+  return hdr[0] == 0 && hdr[1] == 1;
+}
+
+static int merge_plain(lrt *s, int j, int len) {
+  const pat_call *c = s->call;
+  char *in = s->kid[j].buf + raw_header(0, 1);
+  int rc;
+  s->kid[j].state = K_MERGED;
+  s->kid[j].len = len;
+  if (s->acc == (const char *)c->sendbuf && s->v != 0) {
+    rc = pat_local_combine(c->sendbuf, in, c->count, c->datatype, c->op);
+    s->acc = in;
+  } else {
+    rc = pat_local_combine(in, s->acc, c->count, c->datatype, c->op);
+  }
+  return rc;
+}
+
+/* A rank with children, commutative, a contiguous datatype, not traced:
+ * the call while every child's PART is plain (plain_part) and comes
+ * before its due time, with less CPU than the loop in pat_lr_tree_run
+ * ("CPU per call" above): the poll, a combine per child, and our PART
+ * sent blocking from the buffer of the child merged first, where acc is
+ * (its header rewritten as ours: no list, one partial).  Anything else (a
+ * due time passed, a PART with a list) leaves the call to that loop as it
+ * stands: every field is the loop's. */
+static int lean_kids(lrt *s) {
+  const pat_call *c = s->call;
+  int rc = MPI_SUCCESS, left = s->nkids, hdr = raw_header(0, 1);
+  while (rc == MPI_SUCCESS && left > 0) {
+    int idx = MPI_UNDEFINED, got = 0, len = 0, j;
+    MPI_Status st;
+    rc = pat_lr_poll(s->nrq, s->rq, next_due(s), s->unit / 32, &idx, &got, &st);
+    if (rc != MPI_SUCCESS || !got) {
+      s->expired = rc == MPI_SUCCESS; /* the loop gives the rest up */
+      return rc;
+    }
+    if (idx == MPI_UNDEFINED)
+      return MPI_ERR_INTERN; /* nothing to wait for */
+    j = s->meta[idx].who;
+    rc = PMPI_Get_count(&st, s->wire, &len);
+    if (rc == MPI_SUCCESS && !plain_part(s, j, len))
+      return kid_came(s, j, len);
+    if (rc == MPI_SUCCESS)
+      rc = merge_plain(s, j, len);
+    left--;
+  }
+  if (rc != MPI_SUCCESS)
+    return rc;
+  put_raw_header(s->acc - hdr, 0, 1, &(lrt_piece){0, 0, NULL}, 0, NULL);
+  s->sent = 1;
+  return PMPI_Send(s->acc - hdr, hdr + s->datasize, MPI_BYTE,
+                   rank_of(s, parent_of(s->v)), c->tag + TAG_PART, c->priv);
+}
+
+/* The root of a call of at most SMALL_BYTES a partial (not traced)
+ * receives its children's PARTs in turn, blocking, as binomial does:
+ * MPI_Recv costs a rank less CPU than MPI_Irecv and MPI_Waitany ("CPU
+ * per call" above; callgrind, P = 4, 4 B: 790 instructions a child
+ * against 1075).  The root gives nobody up, so the order costs only
+ * where a child is late and a later one's partial waits behind it: m
+ * gamma.  Every other receive (the FWDs) is posted as before, and
+ * progresses while the root blocks: nothing a child's PART waits for is
+ * the root's.  But the FWDs a later child's list announces are posted
+ * only once that child's PART is received, behind the late one, and a
+ * message moves only once its receive is posted (SMPI by default, or a
+ * real network above its eager limit): with every odd rank late (SMPI, P
+ * = 128, 8 B) the tree took 1.08x binomial's time receiving in turn,
+ * against 1.01x.  So the root receives in turn only while its last call
+ * on the communicator read no list (pat_lr_tree_unrest): calls back to
+ * back with nobody given up. */
+static int kids_in_turn(lrt *s) {
+  const pat_call *c = s->call;
+  int rc = MPI_SUCCESS;
+  for (int j = 0; rc == MPI_SUCCESS && j < s->nkids; j++) {
+    MPI_Status st;
+    int len = 0;
+    rc = PMPI_Recv(s->kid[j].buf, s->sendcap, s->wire, rank_of(s, s->kid[j].v),
+                   c->tag + TAG_PART, c->priv, &st);
+    if (rc == MPI_SUCCESS)
+      rc = PMPI_Get_count(&st, s->wire, &len);
+    if (rc == MPI_SUCCESS && plain_part(s, j, len))
+      rc = merge_plain(s, j, len);
+    else if (rc == MPI_SUCCESS)
+      rc = kid_came(s, j, len);
+  }
+  return rc;
 }
 
 /* The arena (the communicator's scratch, else the heap: never this
@@ -999,8 +1116,9 @@ static int start(lrt *s) {
   at = 0;
   for (int j = 0; rc == MPI_SUCCESS && j < s->nkids; j++) {
     s->kid[j].buf = s->arena + at;
-    rc = post_recv(s, R_KID, j, s->kid[j].v, s->arena + at, 0, s->sendcap,
-                   TAG_PART);
+    if (!s->in_turn)
+      rc = post_recv(s, R_KID, j, s->kid[j].v, s->arena + at, 0, s->sendcap,
+                     TAG_PART);
     at += (size_t)s->sendcap;
   }
   s->sendbuf = s->v != 0 ? s->arena + at : NULL;
@@ -1051,10 +1169,9 @@ static void finish(lrt *s) {
  * [v, v + 1)), built on the stack and sent blocking: a leaf waits for
  * nothing and learns nothing, so it needs no call state, arena or request
  * ("CPU per call" above). */
-enum { LEAF_BYTES = 8192 };
 static int leaf_part(const pat_call *c, int v, int base) {
   int size = (int)(c->type.size * c->count), hdr;
-  _Alignas(16) char buf[LEAF_BYTES];
+  _Alignas(16) char buf[SMALL_BYTES];
   hdr = put_raw_header(buf, 0, 1, &(lrt_piece){v, v + 1, NULL}, !c->commutative,
                        NULL);
   memcpy(buf + hdr, c->sendbuf, (size_t)size);
@@ -1068,7 +1185,7 @@ static int leaf_part(const pat_call *c, int v, int base) {
 static int small_leaf(const pat_call *c, int v) {
   return v != 0 && !has_children(v, c->nranks) && c->rank != c->root &&
          c->type.contiguous &&
-         raw_header(0, 1) + c->type.size * (double)c->count <= LEAF_BYTES;
+         raw_header(0, 1) + c->type.size * (double)c->count <= SMALL_BYTES;
 }
 
 int pat_lr_tree_run(const pat_call *c) {
@@ -1094,7 +1211,15 @@ int pat_lr_tree_run(const pat_call *c) {
     s.unit = pat_model_round_cost(pat_config_model(pat_config_get()), c->bytes);
     s.slack = pat_lr_tree_slack(c, s.unit);
   }
+  s.unrest = s.v == 0 && pat_lr_tree_unrest(c);
+  s.in_turn = s.v == 0 && !s.tracing && !s.unrest &&
+              c->type.size * (double)c->count <= SMALL_BYTES;
   rc = start(&s);
+  if (rc == MPI_SUCCESS && s.in_turn)
+    rc = kids_in_turn(&s);
+  else if (rc == MPI_SUCCESS && s.v != 0 && s.nkids > 0 && s.raw &&
+           !s.inorder && !s.tracing)
+    rc = lean_kids(&s);
   while (rc == MPI_SUCCESS) {
     if (s.v != 0 && !s.sent && ready(&s))
       rc = send_part(&s);
@@ -1116,6 +1241,8 @@ int pat_lr_tree_run(const pat_call *c) {
                    c->priv);
   if (rc == MPI_SUCCESS && s.nkids > 0 && s.v != 0)
     pat_lr_tree_learn(c, s.unit, s.premature);
+  if (rc == MPI_SUCCESS && s.v == 0 && (s.seen != NULL) != s.unrest)
+    pat_lr_tree_root_learn(c, s.seen != NULL);
   finish(&s);
   return rc;
 }
