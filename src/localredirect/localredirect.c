@@ -667,8 +667,8 @@ double pat_lr_tree_slack(const pat_call *c, double unit) {
                                                                : unit;
 }
 
-void pat_lr_tree_learn(const pat_call *c, double unit, int premature) {
-  double slack = pat_lr_tree_slack(c, unit);
+void pat_lr_tree_learn(const pat_call *c, double unit, double slack,
+                       int premature) {
   lr_comm *m = lr_comm_get(c);
   if (m == NULL)
     return;

@@ -73,10 +73,11 @@ void pat_lr_observe(const pat_call *c, double seconds);
 
 /* The tree protocol's slack (tree.c): PAT_REDUCE_LR_PATIENCE, or for
  * auto what this communicator learned, at least unit (one round of the
- * message under the configured model); learn tells whether a give-up of
- * the call was premature. */
+ * message under the configured model); learn tells the slack the call
+ * used (slack's) and whether a give-up of it was premature. */
 double pat_lr_tree_slack(const pat_call *c, double unit);
-void pat_lr_tree_learn(const pat_call *c, double unit, int premature);
+void pat_lr_tree_learn(const pat_call *c, double unit, double slack,
+                       int premature);
 /* Whether this rank's last call as the tree's root on the communicator
  * read a list naming a given-up rank (root_learn records it). */
 int pat_lr_tree_unrest(const pat_call *c);

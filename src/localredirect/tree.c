@@ -100,18 +100,21 @@
  * PART on the stack (8 KiB at most) and sends it blocking, with no call
  * state (leaf_part), a rank that forwards nothing sends its PART blocking
  * (no request to wait for), and readiness takes the poll's clock (below).
- * The common call takes short paths that leave the state as the general
- * loop keeps it, so that loop takes over wherever something unusual
- * happens: a rank with children merges plain PARTs (no list, one partial)
- * with one combine each and sends its PART from the buffer its partial is
- * in (lean_kids), and the root of a small call receives its children's
- * PARTs in turn with MPI_Recv, as binomial does, unless its last call
- * read a list (kids_in_turn).  By callgrind (P = 4, 4 B, patbench's
- * OSU-style loop) pat_lr_tree_run runs about 3010 instructions a call at
- * the root and 2730 at the rank with a child (3900 and 3050 without the
- * short paths), against 1710 and 1450 in binomial's executor; a bare loop
- * that posts the same receives, polls them and combines (no header, no
- * due times, no give-up) took 1.35x native's time (README, Status).
+ * The common call (commutative, a contiguous datatype, nobody late) runs
+ * a lean path with no call state but the arena: a rank with children
+ * merges plain PARTs (no list, one partial) with one combine each and
+ * sends its PART from the buffer its partial is in (lean_run); the root
+ * of a small call receives its children's PARTs in turn with MPI_Recv,
+ * as binomial does, unless its last call read a list (lean_root;
+ * kids_in_turn for other calls).  At a passed due time or a PART that is
+ * not plain the lean path hands over what it did (lrt_lean), start adopts
+ * it, and the general loop goes on from there.  By callgrind (P = 4, 4 B,
+ * patbench's OSU-style loop) localredirect runs about 2910 instructions a
+ * call at the root, 2460 at the rank with a child and 710 at a leaf
+ * (4000, 3140 and 790 with the general loop alone), against 1690, 1430
+ * and 510 in binomial's executor; a bare loop that posts the same
+ * receives, polls them and combines (no header, no due times, no give-up)
+ * took 1.35x native's time (README, Status).
  *
  * Unexpected messages (thesis 5.4.2): a rank receives per call one PART
  * per child (at most ceil(log2 P)), a forwarder also a ROUTE and a FWD
@@ -303,6 +306,22 @@ typedef struct lrt {
   lrt_req meta_inline[LRT_INLINE];
 } lrt;
 
+/* What lean_run or lean_root did before it handed its call over to the
+ * general loop, for start to adopt: the arena (as start lays it out), the
+ * children's receives (lean_run's, posted in child order), which of their
+ * PARTs are merged and where the partial is, a PART that is not plain
+ * (its child, -1: none) and whether the due times had passed. */
+typedef struct lrt_lean {
+  int done; /* lean_run ended the call: nothing to hand over */
+  char *arena;
+  int arena_heap;
+  char *acc;
+  unsigned merged; /* bit j: child j's PART */
+  int came, came_len, expired;
+  double t0, unit, slack;
+  MPI_Request rq[LRT_INLINE];
+} lrt_lean;
+
 /* The rank of virtual rank v (the tree rooted at base, P ranks). */
 static int rank_at(int v, int base, int P) { return (v + base) % P; }
 
@@ -399,8 +418,11 @@ static int post_recv(lrt *s, int what, int who, int from, char *buf, int heap,
       free(buf);
     return rc;
   }
-  return pat_lr_irecv_rank(s->call, buf, size, s->wire, rank_of(s, from),
-                           s->call->tag + tag, &s->rq[slot]);
+  if (s->tracing) /* notes a message that came before its receive */
+    return pat_lr_irecv_rank(s->call, buf, size, s->wire, rank_of(s, from),
+                             s->call->tag + tag, &s->rq[slot]);
+  return PMPI_Irecv(buf, size, s->wire, rank_of(s, from), s->call->tag + tag,
+                    s->call->priv, &s->rq[slot]);
 }
 
 /* The root posts receives for the FWDs it waits for, newest first (a
@@ -952,68 +974,30 @@ static int next_event(lrt *s) {
   return on_done(s, idx, &st);
 }
 
-/* The common message, commutative on a contiguous datatype: child j's
- * PART (len bytes) names nobody and holds one partial, so merging it is
- * one combine (merge's commutative case, with open_part's checks: its
- * header reads n = 0, r = 1 and it is as long as that says). */
-static int plain_part(const lrt *s, int j, int len) {
+/* Whether a raw message of len bytes at buf is a plain PART of a
+ * commutative call: it names nobody and holds one partial (datasize
+ * bytes), so merging it is one combine (merge's commutative case, with
+ * open_part's checks). */
+static int plain(const char *buf, int len, int datasize) {
   int hdr[HDR_INTS];
-  if (s->inorder || !s->raw || len != raw_header(0, 1) + s->datasize)
+  if (len != raw_header(0, 1) + datasize)
     return 0;
-  memcpy(hdr, s->kid[j].buf, sizeof hdr);
+  memcpy(hdr, buf, sizeof hdr);
   return hdr[0] == 0 && hdr[1] == 1;
 }
 
-static int merge_plain(lrt *s, int j, int len) {
-  const pat_call *c = s->call;
-  char *in = s->kid[j].buf + raw_header(0, 1);
+/* Combines the partial in (a child's) into *acc, as merge does: the first
+ * merge off the root combines into the message's own partial, which
+ * becomes acc. */
+static int merge_into(const pat_call *c, int v, char **acc, char *in) {
   int rc;
-  s->kid[j].state = K_MERGED;
-  s->kid[j].len = len;
-  if (s->acc == (const char *)c->sendbuf && s->v != 0) {
+  if (*acc == (const char *)c->sendbuf && v != 0) {
     rc = pat_local_combine(c->sendbuf, in, c->count, c->datatype, c->op);
-    s->acc = in;
+    *acc = in;
   } else {
-    rc = pat_local_combine(in, s->acc, c->count, c->datatype, c->op);
+    rc = pat_local_combine(in, *acc, c->count, c->datatype, c->op);
   }
   return rc;
-}
-
-/* A rank with children, commutative, a contiguous datatype, not traced:
- * the call while every child's PART is plain (plain_part) and comes
- * before its due time, with less CPU than the loop in pat_lr_tree_run
- * ("CPU per call" above): the poll, a combine per child, and our PART
- * sent blocking from the buffer of the child merged first, where acc is
- * (its header rewritten as ours: no list, one partial).  Anything else (a
- * due time passed, a PART with a list) leaves the call to that loop as it
- * stands: every field is the loop's. */
-static int lean_kids(lrt *s) {
-  const pat_call *c = s->call;
-  int rc = MPI_SUCCESS, left = s->nkids, hdr = raw_header(0, 1);
-  while (rc == MPI_SUCCESS && left > 0) {
-    int idx = MPI_UNDEFINED, got = 0, len = 0, j;
-    MPI_Status st;
-    rc = pat_lr_poll(s->nrq, s->rq, next_due(s), s->unit / 32, &idx, &got, &st);
-    if (rc != MPI_SUCCESS || !got) {
-      s->expired = rc == MPI_SUCCESS; /* the loop gives the rest up */
-      return rc;
-    }
-    if (idx == MPI_UNDEFINED)
-      return MPI_ERR_INTERN; /* nothing to wait for */
-    j = s->meta[idx].who;
-    rc = PMPI_Get_count(&st, s->wire, &len);
-    if (rc == MPI_SUCCESS && !plain_part(s, j, len))
-      return kid_came(s, j, len);
-    if (rc == MPI_SUCCESS)
-      rc = merge_plain(s, j, len);
-    left--;
-  }
-  if (rc != MPI_SUCCESS)
-    return rc;
-  put_raw_header(s->acc - hdr, 0, 1, &(lrt_piece){0, 0, NULL}, 0, NULL);
-  s->sent = 1;
-  return PMPI_Send(s->acc - hdr, hdr + s->datasize, MPI_BYTE,
-                   rank_of(s, parent_of(s->v)), c->tag + TAG_PART, c->priv);
 }
 
 /* The root of a call of at most SMALL_BYTES a partial (not traced)
@@ -1032,32 +1016,74 @@ static int lean_kids(lrt *s) {
  * against 1.01x.  So the root receives in turn only while its last call
  * on the communicator read no list (pat_lr_tree_unrest): calls back to
  * back with nobody given up. */
-static int kids_in_turn(lrt *s) {
+static int kids_in_turn(lrt *s, int from) {
   const pat_call *c = s->call;
   int rc = MPI_SUCCESS;
-  for (int j = 0; rc == MPI_SUCCESS && j < s->nkids; j++) {
+  for (int j = from; rc == MPI_SUCCESS && j < s->nkids; j++) {
     MPI_Status st;
     int len = 0;
     rc = PMPI_Recv(s->kid[j].buf, s->sendcap, s->wire, rank_of(s, s->kid[j].v),
                    c->tag + TAG_PART, c->priv, &st);
     if (rc == MPI_SUCCESS)
       rc = PMPI_Get_count(&st, s->wire, &len);
-    if (rc == MPI_SUCCESS && plain_part(s, j, len))
-      rc = merge_plain(s, j, len);
-    else if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS && !s->inorder && s->raw &&
+        plain(s->kid[j].buf, len, s->datasize)) {
+      s->kid[j].state = K_MERGED;
+      s->kid[j].len = len;
+      rc = merge_into(c, 0, &s->acc, s->kid[j].buf + raw_header(0, 1));
+    } else if (rc == MPI_SUCCESS) {
       rc = kid_came(s, j, len);
+    }
   }
   return rc;
+}
+
+/* How many children v has (its lowest set bit's powers below it, in the
+ * tree). */
+static int kids_of(int v, int P) {
+  int low = v == 0 ? P : (v & -v), n = 0;
+  while ((1 << n) < low && v + (1 << n) < P)
+    n++;
+  return n;
+}
+
+/* A raw message's slot in the arena: a list up to v's subtree, one
+ * partial of stride bytes, 16-byte aligned. */
+static int raw_slot(int v, int P, int stride) {
+  return (raw_header(subtree(v, P) - 1, 1) + stride + 15) / 16 * 16;
+}
+
+/* The arena's bytes: a slot per child and (not the root) our own, then at
+ * *at the list and the ROUTE ints. */
+static size_t arena_bytes(int v, int P, int nkids, int slot, size_t *at) {
+  *at = (size_t)slot * (size_t)(nkids + (v != 0));
+  return *at + (size_t)(subtree(v, P) + 1 + 1 + nkids) * sizeof(int);
+}
+
+/* The arena: the communicator's scratch, else the heap (*heap). */
+static char *take_arena(const pat_call *c, size_t total, int *heap) {
+  char *a = c->state != NULL
+                ? pat_comm_state_scratch_take(c->state, PAT_SCRATCH_EXEC, total)
+                : NULL;
+  *heap = a == NULL;
+  return a != NULL ? a : malloc(total);
+}
+
+static void give_arena(const pat_call *c, char *arena, int heap) {
+  if (heap)
+    free(arena);
+  else if (arena != NULL)
+    pat_comm_state_scratch_give(c->state, PAT_SCRATCH_EXEC, arena);
 }
 
 /* The arena (the communicator's scratch, else the heap: never this
  * call's stack, as after an error a send may still read it): each child's
  * PART and our own (a list up to our subtree; the root sends none), our
  * list. */
-static int start(lrt *s) {
+static int start(lrt *s, const lrt_lean *l) {
   const pat_call *c = s->call;
-  int low = s->v == 0 ? s->P : (s->v & -s->v), rc = MPI_SUCCESS;
-  size_t total = 0, at;
+  int rc = MPI_SUCCESS;
+  size_t total, at;
   s->raw = c->type.contiguous;
   s->wire = s->raw ? MPI_BYTE : MPI_PACKED;
   if (s->raw)
@@ -1066,41 +1092,38 @@ static int start(lrt *s) {
     rc = PMPI_Pack_size(c->count, c->datatype, c->priv, &s->datasize);
   s->stride = s->raw ? (s->datasize + 15) / 16 * 16 : s->datasize;
   /* room for the longest list below us in every message (one query) */
-  if (rc == MPI_SUCCESS)
+  if (rc == MPI_SUCCESS && s->raw)
+    s->sendcap = raw_slot(s->v, s->P, s->stride);
+  else if (rc == MPI_SUCCESS)
     rc = packed_size(s, subtree(s->v, s->P) - 1, 1, &s->sendcap);
+  if (rc != MPI_SUCCESS)
+    return rc;
   s->sendcap = (s->sendcap + 15) / 16 * 16; /* aligned slots */
-  for (int j = 0; rc == MPI_SUCCESS && (1 << j) < low && s->v + (1 << j) < s->P;
-       j++) {
-    lrt_kid *k = &s->kid[s->nkids];
+  s->nkids = kids_of(s->v, s->P);
+  for (int j = 0; j < s->nkids; j++) {
+    lrt_kid *k = &s->kid[j];
     k->v = s->v + (1 << j);
     k->due = s->t0 + (j + 1) * (s->unit + s->slack);
     k->state = K_WAIT;
     k->fwds = 0;
     k->buf = NULL;
     k->len = 0;
-    s->nkids++;
-    total += (size_t)s->sendcap;
   }
-  if (rc != MPI_SUCCESS)
-    return rc;
-  if (s->v != 0)
-    total += (size_t)s->sendcap;
-  at = total;
-  total += (size_t)(subtree(s->v, s->P) + 1 + 1 + s->nkids) * sizeof(int);
+  total = arena_bytes(s->v, s->P, s->nkids, s->sendcap, &at);
   s->window = s->nkids + 1;
-  if (c->state != NULL)
-    s->arena = pat_comm_state_scratch_take(c->state, PAT_SCRATCH_EXEC, total);
-  if (s->arena == NULL) {
-    s->arena = malloc(total);
-    s->arena_heap = 1;
-    if (s->arena == NULL)
-      return MPI_ERR_NO_MEM;
+  if (l != NULL) { /* the lean path's, laid out alike */
+    s->arena = l->arena;
+    s->arena_heap = l->arena_heap;
+  } else if ((s->arena = take_arena(c, total, &s->arena_heap)) == NULL) {
+    return MPI_ERR_NO_MEM;
   }
   s->list = (int *)(void *)(s->arena + at);
   s->list[0] = 0;
   s->routes = s->list + subtree(s->v, s->P) + 1;
   s->acc = (char *)c->sendbuf;
-  if (s->v == 0 && c->rank == c->root) {
+  if (l != NULL) {
+    s->acc = l->acc; /* the root's: its receive buffer, combined into */
+  } else if (s->v == 0 && c->rank == c->root) {
     s->acc = c->recvbuf;
     if (c->sendbuf != c->recvbuf)
       rc = pat_local_copy_info(c->sendbuf, c->recvbuf, c->count, c->datatype,
@@ -1113,15 +1136,27 @@ static int start(lrt *s) {
   }
   if (rc == MPI_SUCCESS && s->inorder && s->v == 0) /* rank 0's own run */
     rc = hold(s, (lrt_piece){0, 1, s->acc});
-  at = 0;
   for (int j = 0; rc == MPI_SUCCESS && j < s->nkids; j++) {
-    s->kid[j].buf = s->arena + at;
-    if (!s->in_turn)
-      rc = post_recv(s, R_KID, j, s->kid[j].v, s->arena + at, 0, s->sendcap,
+    int slot;
+    s->kid[j].buf = s->arena + (size_t)j * (size_t)s->sendcap;
+    if (l != NULL) { /* its receive if posted; its PART, maybe merged */
+      if (l->rq[j] != MPI_REQUEST_NULL &&
+          (rc = add_request(s, R_KID, j, s->kid[j].buf, 0, &slot)) ==
+              MPI_SUCCESS)
+        s->rq[slot] = l->rq[j];
+      if (l->merged & 1u << j) {
+        s->kid[j].state = K_MERGED;
+        s->kid[j].len = raw_header(0, 1) + s->datasize;
+      }
+    } else if (!s->in_turn) {
+      rc = post_recv(s, R_KID, j, s->kid[j].v, s->kid[j].buf, 0, s->sendcap,
                      TAG_PART);
-    at += (size_t)s->sendcap;
+    }
   }
-  s->sendbuf = s->v != 0 ? s->arena + at : NULL;
+  if (l != NULL)
+    s->expired = l->expired;
+  s->sendbuf =
+      s->v != 0 ? s->arena + (size_t)s->nkids * (size_t)s->sendcap : NULL;
   return rc;
 }
 
@@ -1154,14 +1189,141 @@ static void finish(lrt *s) {
   free(s->runs);
   if (!busy)
     free(s->fwdbuf);
-  if (!busy && s->arena_heap)
-    free(s->arena);
-  else if (!busy && s->arena != NULL)
-    pat_comm_state_scratch_give(s->call->state, PAT_SCRATCH_EXEC, s->arena);
-  if (!busy) {
-    pat_tmpbuf_free(&s->tmp[0]);
-    pat_tmpbuf_free(&s->tmp[1]);
+  if (!busy)
+    give_arena(s->call, s->arena, s->arena_heap);
+  for (int k = 0; !busy && k < 2; k++)
+    if (s->tmp[k].raw != NULL) /* owned (tmp[1] may be carved from tmp[0]) */
+      pat_tmpbuf_free(&s->tmp[k]);
+}
+
+/* Whether a rank's call may run lean_run: one with children (not the
+ * root), commutative, on a contiguous datatype, not traced, with at most
+ * LRT_INLINE children (P up to 512). */
+static int lean_fits(const pat_call *c, int v, int tracing) {
+  return v != 0 && has_children(v, c->nranks) && c->commutative &&
+         c->type.contiguous && !tracing && kids_of(v, c->nranks) <= LRT_INLINE;
+}
+
+/* The common call of a rank with children (lean_fits) while every child's
+ * PART is plain and comes before its due time, with less CPU than the
+ * general loop ("CPU per call" above): no call state but this, the
+ * receives posted into the arena as start lays it out, a combine per
+ * child, and our PART sent blocking from the buffer of the child merged
+ * first, where the partial is (its header rewritten as ours: no list, one
+ * partial).  A due time passed, a PART that is not plain or an MPI error:
+ * l is handed over (start adopts it). */
+static int lean_run(const pat_call *c, int v, int base, lrt_lean *l) {
+  int P = c->nranks, n = kids_of(v, P), hdr = raw_header(0, 1);
+  int datasize = (int)(c->type.size * c->count), rc = MPI_SUCCESS, left = n;
+  int slot = raw_slot(v, P, (datasize + 15) / 16 * 16);
+  size_t at, total = arena_bytes(v, P, n, slot, &at);
+  l->t0 = PMPI_Wtime();
+  l->unit = pat_model_round_cost(pat_config_model(pat_config_get()), c->bytes);
+  l->slack = pat_lr_tree_slack(c, l->unit);
+  l->acc = (char *)c->sendbuf;
+  if ((l->arena = take_arena(c, total, &l->arena_heap)) == NULL) {
+    l->done = 1;
+    return MPI_ERR_NO_MEM;
   }
+  for (int j = 0; j < n; j++)
+    l->rq[j] = MPI_REQUEST_NULL;
+  for (int j = 0; rc == MPI_SUCCESS && j < n; j++)
+    rc = PMPI_Irecv(l->arena + (size_t)j * (size_t)slot, slot, MPI_BYTE,
+                    rank_at(v + (1 << j), base, P), c->tag + TAG_PART, c->priv,
+                    &l->rq[j]);
+  while (rc == MPI_SUCCESS && left > 0) {
+    int idx = MPI_UNDEFINED, got = 0, len = 0, top = n - 1;
+    MPI_Status st;
+    while (l->rq[top] == MPI_REQUEST_NULL) /* the latest due waited for */
+      top--;
+    rc = pat_lr_poll(n, l->rq, l->t0 + (top + 1) * (l->unit + l->slack),
+                     l->unit / 32, &idx, &got, &st);
+    if (rc == MPI_SUCCESS && !got) {
+      l->expired = 1; /* the loop gives the rest up */
+      return rc;
+    }
+    if (rc == MPI_SUCCESS && idx == MPI_UNDEFINED)
+      rc = MPI_ERR_INTERN; /* nothing to wait for */
+    if (rc == MPI_SUCCESS)
+      rc = PMPI_Get_count(&st, MPI_BYTE, &len);
+    if (rc == MPI_SUCCESS &&
+        !plain(l->arena + (size_t)idx * (size_t)slot, len, datasize)) {
+      l->came = idx; /* the loop merges it */
+      l->came_len = len;
+      return rc;
+    }
+    if (rc == MPI_SUCCESS)
+      rc = merge_into(c, v, &l->acc,
+                      l->arena + (size_t)idx * (size_t)slot + hdr);
+    l->merged |= rc == MPI_SUCCESS ? 1u << idx : 0u;
+    left--;
+  }
+  if (rc != MPI_SUCCESS)
+    return rc; /* the loop's finish cancels what is posted */
+  put_raw_header(l->acc - hdr, 0, 1, &(lrt_piece){0, 0, NULL}, 0, NULL);
+  rc = PMPI_Send(l->acc - hdr, hdr + datasize, MPI_BYTE,
+                 rank_at(parent_of(v), base, P), c->tag + TAG_PART, c->priv);
+  l->done = 1;
+  give_arena(c, l->arena, l->arena_heap);
+  if (rc == MPI_SUCCESS)
+    pat_lr_tree_learn(c, l->unit, l->slack, 0);
+  return rc;
+}
+
+/* Whether the root receives in turn (kids_in_turn): a call of at most
+ * SMALL_BYTES, not traced, and its last call read no list. */
+static int in_turn(const pat_call *c, int v, int tracing) {
+  return v == 0 && !tracing && c->type.size * (double)c->count <= SMALL_BYTES &&
+         !pat_lr_tree_unrest(c);
+}
+
+/* Whether the root's call may run lean_root: in turn, commutative, on a
+ * contiguous datatype, with at most LRT_INLINE children. */
+static int lean_root_fits(const pat_call *c, int v, int tracing) {
+  return in_turn(c, v, tracing) && c->commutative && c->type.contiguous &&
+         kids_of(0, c->nranks) <= LRT_INLINE;
+}
+
+/* The root's common call (lean_root_fits): its children's plain PARTs
+ * received in turn into the arena (laid out as start does) and combined
+ * into the receive buffer, with no call state but l.  A PART that is not
+ * plain, or an MPI error, hands the call over at that child: start adopts
+ * l, the loop merges that PART, and kids_in_turn goes on from the next. */
+static int lean_root(const pat_call *c, lrt_lean *l) {
+  int P = c->nranks, n = kids_of(0, P), hdr = raw_header(0, 1);
+  int datasize = (int)(c->type.size * c->count), rc = MPI_SUCCESS;
+  int slot = raw_slot(0, P, (datasize + 15) / 16 * 16);
+  size_t at, total = arena_bytes(0, P, n, slot, &at);
+  for (int j = 0; j < n; j++)
+    l->rq[j] = MPI_REQUEST_NULL;
+  l->acc = c->recvbuf;
+  if ((l->arena = take_arena(c, total, &l->arena_heap)) == NULL) {
+    l->done = 1;
+    return MPI_ERR_NO_MEM;
+  }
+  if (c->sendbuf != c->recvbuf)
+    rc = pat_local_copy_info(c->sendbuf, c->recvbuf, c->count, c->datatype,
+                             &c->type);
+  for (int j = 0; rc == MPI_SUCCESS && j < n; j++) {
+    char *buf = l->arena + (size_t)j * (size_t)slot;
+    MPI_Status st;
+    int len = 0;
+    rc = PMPI_Recv(buf, slot, MPI_BYTE, rank_at(1 << j, c->root, P),
+                   c->tag + TAG_PART, c->priv, &st);
+    if (rc == MPI_SUCCESS)
+      rc = PMPI_Get_count(&st, MPI_BYTE, &len);
+    if (rc == MPI_SUCCESS && !plain(buf, len, datasize)) {
+      l->came = j; /* the loop merges it */
+      l->came_len = len;
+      return rc;
+    }
+    if (rc == MPI_SUCCESS)
+      rc = merge_into(c, 0, &l->acc, buf + hdr);
+    l->merged |= rc == MPI_SUCCESS ? 1u << j : 0u;
+  }
+  l->done = 1; /* also after an error: nothing is posted */
+  give_arena(c, l->arena, l->arena_heap);
+  return rc;
 }
 
 /* A leaf's PART of a small contiguous partial, its header written as
@@ -1190,10 +1352,21 @@ static int small_leaf(const pat_call *c, int v) {
 
 int pat_lr_tree_run(const pat_call *c) {
   lrt s;
-  int rc, base = c->commutative ? c->root : 0;
+  lrt_lean l = {.came = -1};
+  int rc = MPI_SUCCESS, base = c->commutative ? c->root : 0, tracing;
   int v = (c->rank - base + c->nranks) % c->nranks;
   if (small_leaf(c, v))
     return leaf_part(c, v, base);
+  tracing = pat_trace_on(c);
+  if (lean_fits(c, v, tracing)) {
+    rc = lean_run(c, v, base, &l);
+    if (l.done)
+      return rc;
+  } else if (lean_root_fits(c, v, tracing)) {
+    rc = lean_root(c, &l);
+    if (l.done)
+      return rc;
+  }
   memset(&s, 0, offsetof(lrt, kid));
   s.call = c;
   s.P = c->nranks;
@@ -1201,25 +1374,30 @@ int pat_lr_tree_run(const pat_call *c) {
   s.base = base;
   s.v = v;
   s.e = s.v + 1;
-  s.tracing = pat_trace_on(c);
+  s.tracing = tracing;
   s.rq = s.rq_inline;
   s.meta = s.meta_inline;
   s.caprq = LRT_INLINE;
   s.route = -1;
-  if (s.v != 0 && has_children(s.v, s.P)) { /* due times for them */
+  if (l.arena != NULL && v != 0) { /* lean_run's due times */
+    s.t0 = l.t0;
+    s.unit = l.unit;
+    s.slack = l.slack;
+  } else if (s.v != 0 && has_children(s.v, s.P)) {
     s.t0 = PMPI_Wtime();
     s.unit = pat_model_round_cost(pat_config_model(pat_config_get()), c->bytes);
     s.slack = pat_lr_tree_slack(c, s.unit);
   }
   s.unrest = s.v == 0 && pat_lr_tree_unrest(c);
-  s.in_turn = s.v == 0 && !s.tracing && !s.unrest &&
-              c->type.size * (double)c->count <= SMALL_BYTES;
-  rc = start(&s);
+  s.in_turn = in_turn(c, s.v, tracing);
+  {
+    int lrc = start(&s, l.arena != NULL ? &l : NULL);
+    rc = rc != MPI_SUCCESS ? rc : lrc;
+  }
+  if (rc == MPI_SUCCESS && l.came >= 0)
+    rc = kid_came(&s, l.came, l.came_len);
   if (rc == MPI_SUCCESS && s.in_turn)
-    rc = kids_in_turn(&s);
-  else if (rc == MPI_SUCCESS && s.v != 0 && s.nkids > 0 && s.raw &&
-           !s.inorder && !s.tracing)
-    rc = lean_kids(&s);
+    rc = kids_in_turn(&s, l.came + 1);
   while (rc == MPI_SUCCESS) {
     if (s.v != 0 && !s.sent && ready(&s))
       rc = send_part(&s);
@@ -1240,7 +1418,7 @@ int pat_lr_tree_run(const pat_call *c) {
     rc = PMPI_Send(s.acc, s.datasize, MPI_BYTE, c->root, c->tag + TAG_FWD,
                    c->priv);
   if (rc == MPI_SUCCESS && s.nkids > 0 && s.v != 0)
-    pat_lr_tree_learn(c, s.unit, s.premature);
+    pat_lr_tree_learn(c, s.unit, s.slack, s.premature);
   if (rc == MPI_SUCCESS && s.v == 0 && (s.seen != NULL) != s.unrest)
     pat_lr_tree_root_learn(c, s.seen != NULL);
   finish(&s);
