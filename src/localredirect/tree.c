@@ -47,7 +47,9 @@
  * once at the root, each message received in its own call, nothing left over; P
  * = 3..5 with two calls back to back, and P = 8 with one call, the first tree
  * where a forwarder's parent forwards too: ROUTEs, FWDs combined on the way,
- * nested lists).
+ * nested lists).  The model's root takes PARTs as they come; receiving
+ * them in turn (kids_in_turn, below) is one of those orders, and no
+ * child's PART waits on the root, so it adds no wait (not modelled).
  *
  * Due times.  Child j's subtree (2^j ranks at most) completes j rounds
  * after it starts and its PART takes one more, so it is due at
@@ -69,7 +71,7 @@
  * now 1.23x, 1.46x without the earlier delays).  A child that
  * gives up on its own child sends its PART s before its parent's due time
  * for it.  While a due time is ahead a rank polls (pat_lr_poll), else it
- * blocks in MPI_Waitany.
+ * blocks in MPI_Waitany (a root receiving in turn: in MPI_Recv).
  *
  * Cost.  Balanced: binomial's ceil(log2 P) (alpha + m beta + m gamma),
  * plus a header of 16 bytes.  One rank late by delta: max(ceil(log2 P)
@@ -101,20 +103,22 @@
  * state (leaf_part), a rank that forwards nothing sends its PART blocking
  * (no request to wait for), and readiness takes the poll's clock (below).
  * The common call (commutative, a contiguous datatype, nobody late) runs
- * a lean path with no call state but the arena: a rank with children
- * merges plain PARTs (no list, one partial) with one combine each and
- * sends its PART from the buffer its partial is in (lean_run); the root
- * of a small call receives its children's PARTs in turn with MPI_Recv,
- * as binomial does, unless its last call read a list (lean_root;
- * kids_in_turn for other calls).  At a passed due time or a PART that is
- * not plain the lean path hands over what it did (lrt_lean), start adopts
- * it, and the general loop goes on from there.  By callgrind (P = 4, 4 B,
- * patbench's OSU-style loop) localredirect runs about 2910 instructions a
- * call at the root, 2460 at the rank with a child and 710 at a leaf
- * (4000, 3140 and 790 with the general loop alone), against 1690, 1430
- * and 510 in binomial's executor; a bare loop that posts the same
- * receives, polls them and combines (no header, no due times, no give-up)
- * took 1.35x native's time (README, Status).
+ * a lean path with no call state but the arena: a rank with children (at
+ * most LRT_INLINE of them: P up to 512) merges plain PARTs (no list, one
+ * partial) with one combine each and sends its PART from the buffer its
+ * partial is in (lean_run); the root of a call of at most SMALL_BYTES (P
+ * up to 256) receives its children's PARTs in turn with MPI_Recv, as
+ * binomial does, unless its last call as the tree's root read a list
+ * (lean_root; kids_in_turn for other calls).  At a passed due time or a
+ * PART that is not plain the lean path hands over what it did (lrt_lean),
+ * start adopts it, and the general loop goes on from there.  By callgrind
+ * (P = 4, 4 B, patbench's OSU-style loop) localredirect runs about 2910
+ * instructions a call at the root, 2460 at the rank with a child and 710
+ * at a leaf (4000, 3140 and 790 before the lean path and the micro-cuts
+ * that came with it), against 1690, 1430 and 510 in binomial's executor;
+ * a bare loop that posts the same receives, polls them and combines (no
+ * header, no due times, no give-up) took 1.35x native's time (README,
+ * Status).
  *
  * Unexpected messages (thesis 5.4.2): a rank receives per call one PART
  * per child (at most ceil(log2 P)), a forwarder also a ROUTE and a FWD
@@ -124,8 +128,10 @@
  * that it answers is sent, a forwarder's FWD's before the ROUTE that
  * calls for it, and the root's once a list names its sender and fewer
  * than ceil(log2 P) + 1 FWD receives are posted.  So a rank holds at most
- * its children's PARTs that came before it did (ceil(log2 P)) unexpected,
- * the root also FWDs: at most P - 1 messages in one call (every message it
+ * its children's PARTs that came before it did (the root receiving in
+ * turn: before their turn; ceil(log2 P)) unexpected, the root also FWDs
+ * (receiving in turn, a list read behind a late child posts its FWDs'
+ * receives later): at most P - 1 messages in one call (every message it
  * receives carries contributions no other does); in order the root other
  * than rank 0 also the result, by a hair (its receive is posted right
  * after its own PART, on which the result waits).  A bound the stress test
@@ -204,8 +210,9 @@ enum { S_FWDER = 1, S_TOP = 2 };
  * per array, 3.75 KiB of stack a call. */
 enum { LRT_INLINE = 8 };
 
-/* A small call (bytes of a message, at most): a leaf's PART is built on
- * the stack (leaf_part), the root receives in turn (kids_in_turn). */
+/* A small call: a leaf's PART (header and partial) of at most this many
+ * bytes is built on the stack (leaf_part); the root receives in turn
+ * (kids_in_turn) for a partial of at most this many bytes. */
 enum { SMALL_BYTES = 8192 };
 
 /* How many ranks the subtree of v holds (its list names fewer). */
@@ -312,7 +319,7 @@ typedef struct lrt {
  * PARTs are merged and where the partial is, a PART that is not plain
  * (its child, -1: none) and whether the due times had passed. */
 typedef struct lrt_lean {
-  int done; /* lean_run ended the call: nothing to hand over */
+  int done; /* the lean path ended the call: nothing to hand over */
   char *arena;
   int arena_heap;
   char *acc;
@@ -989,7 +996,9 @@ static int plain(const char *buf, int len, int datasize) {
 /* Combines the partial in (a child's) into *acc, as merge does: the first
  * merge off the root combines into the message's own partial, which
  * becomes acc. */
-static int merge_into(const pat_call *c, int v, char **acc, char *in) {
+static int merge_into(const pat_call *c, int v, char **acc, char *in,
+                      int tracing) {
+  double t0 = tracing ? PMPI_Wtime() : 0.0;
   int rc;
   if (*acc == (const char *)c->sendbuf && v != 0) {
     rc = pat_local_combine(c->sendbuf, in, c->count, c->datatype, c->op);
@@ -997,11 +1006,33 @@ static int merge_into(const pat_call *c, int v, char **acc, char *in) {
   } else {
     rc = pat_local_combine(in, *acc, c->count, c->datatype, c->op);
   }
+  if (rc == MPI_SUCCESS && tracing)
+    pat_trace_note(c, PAT_TRACE_COMBINE, -1, c->count, t0, PMPI_Wtime());
   return rc;
 }
 
-/* The root of a call of at most SMALL_BYTES a partial (not traced)
- * receives its children's PARTs in turn, blocking, as binomial does:
+/* A blocking receive in turn of a child's PART from rank into buf (cap
+ * bytes of wire), traced as the loop's receives are: a message there
+ * before its receive (pat_lr_irecv_rank's check), and its arrival. */
+static int recv_in_turn(const pat_call *c, char *buf, int cap,
+                        MPI_Datatype wire, int rank, int tracing,
+                        MPI_Status *st) {
+  double posted = tracing ? PMPI_Wtime() : 0.0;
+  int rc = MPI_SUCCESS, there = 0;
+  if (tracing)
+    rc = PMPI_Iprobe(rank, c->tag + TAG_PART, c->priv, &there,
+                     MPI_STATUS_IGNORE);
+  if (rc == MPI_SUCCESS && there)
+    pat_trace_note(c, PAT_TRACE_UNEXPECTED, rank, 0, posted, posted);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Recv(buf, cap, wire, rank, c->tag + TAG_PART, c->priv, st);
+  if (rc == MPI_SUCCESS && tracing)
+    pat_trace_note(c, PAT_TRACE_RECV, rank, c->count, posted, PMPI_Wtime());
+  return rc;
+}
+
+/* The root of a call of at most SMALL_BYTES a partial receives its
+ * children's PARTs in turn, blocking, as binomial does:
  * MPI_Recv costs a rank less CPU than MPI_Irecv and MPI_Waitany ("CPU
  * per call" above; callgrind, P = 4, 4 B: 790 instructions a child
  * against 1075).  The root gives nobody up, so the order costs only
@@ -1022,15 +1053,16 @@ static int kids_in_turn(lrt *s, int from) {
   for (int j = from; rc == MPI_SUCCESS && j < s->nkids; j++) {
     MPI_Status st;
     int len = 0;
-    rc = PMPI_Recv(s->kid[j].buf, s->sendcap, s->wire, rank_of(s, s->kid[j].v),
-                   c->tag + TAG_PART, c->priv, &st);
+    rc = recv_in_turn(c, s->kid[j].buf, s->sendcap, s->wire,
+                      rank_of(s, s->kid[j].v), s->tracing, &st);
     if (rc == MPI_SUCCESS)
       rc = PMPI_Get_count(&st, s->wire, &len);
     if (rc == MPI_SUCCESS && !s->inorder && s->raw &&
         plain(s->kid[j].buf, len, s->datasize)) {
       s->kid[j].state = K_MERGED;
       s->kid[j].len = len;
-      rc = merge_into(c, 0, &s->acc, s->kid[j].buf + raw_header(0, 1));
+      rc = merge_into(c, 0, &s->acc, s->kid[j].buf + raw_header(0, 1),
+                      s->tracing);
     } else if (rc == MPI_SUCCESS) {
       rc = kid_came(s, j, len);
     }
@@ -1079,7 +1111,10 @@ static void give_arena(const pat_call *c, char *arena, int heap) {
 /* The arena (the communicator's scratch, else the heap: never this
  * call's stack, as after an error a send may still read it): each child's
  * PART and our own (a list up to our subtree; the root sends none), our
- * list. */
+ * list.  The children's receives are posted here, but at a root that
+ * receives in turn (kids_in_turn).  With l, what the lean path did is
+ * adopted instead: its arena, its receives, the PARTs it merged and where
+ * the partial is. */
 static int start(lrt *s, const lrt_lean *l) {
   const pat_call *c = s->call;
   int rc = MPI_SUCCESS;
@@ -1122,7 +1157,7 @@ static int start(lrt *s, const lrt_lean *l) {
   s->routes = s->list + subtree(s->v, s->P) + 1;
   s->acc = (char *)c->sendbuf;
   if (l != NULL) {
-    s->acc = l->acc; /* the root's: its receive buffer, combined into */
+    s->acc = l->acc; /* the lean path's partial (the root's: recvbuf) */
   } else if (s->v == 0 && c->rank == c->root) {
     s->acc = c->recvbuf;
     if (c->sendbuf != c->recvbuf)
@@ -1139,7 +1174,8 @@ static int start(lrt *s, const lrt_lean *l) {
   for (int j = 0; rc == MPI_SUCCESS && j < s->nkids; j++) {
     int slot;
     s->kid[j].buf = s->arena + (size_t)j * (size_t)s->sendcap;
-    if (l != NULL) { /* its receive if posted; its PART, maybe merged */
+    if (l != NULL) { /* its receive if posted (at most LRT_INLINE: they
+                      * fit the inline slots); its PART, maybe merged */
       if (l->rq[j] != MPI_REQUEST_NULL &&
           (rc = add_request(s, R_KID, j, s->kid[j].buf, 0, &slot)) ==
               MPI_SUCCESS)
@@ -1197,22 +1233,24 @@ static void finish(lrt *s) {
 }
 
 /* Whether a rank's call may run lean_run: one with children (not the
- * root), commutative, on a contiguous datatype, not traced, with at most
- * LRT_INLINE children (P up to 512). */
-static int lean_fits(const pat_call *c, int v, int tracing) {
+ * root), commutative, on a contiguous datatype, with at most LRT_INLINE
+ * children (P up to 512). */
+static int lean_fits(const pat_call *c, int v) {
   return v != 0 && has_children(v, c->nranks) && c->commutative &&
-         c->type.contiguous && !tracing && kids_of(v, c->nranks) <= LRT_INLINE;
+         c->type.contiguous && kids_of(v, c->nranks) <= LRT_INLINE;
 }
 
 /* The common call of a rank with children (lean_fits) while every child's
- * PART is plain and comes before its due time, with less CPU than the
+ * PART is plain and comes before the latest due time of those still
+ * waited for (as in the loop: ready), with less CPU than the
  * general loop ("CPU per call" above): no call state but this, the
  * receives posted into the arena as start lays it out, a combine per
  * child, and our PART sent blocking from the buffer of the child merged
  * first, where the partial is (its header rewritten as ours: no list, one
  * partial).  A due time passed, a PART that is not plain or an MPI error:
  * l is handed over (start adopts it). */
-static int lean_run(const pat_call *c, int v, int base, lrt_lean *l) {
+static int lean_run(const pat_call *c, int v, int base, int tracing,
+                    lrt_lean *l) {
   int P = c->nranks, n = kids_of(v, P), hdr = raw_header(0, 1);
   int datasize = (int)(c->type.size * c->count), rc = MPI_SUCCESS, left = n;
   int slot = raw_slot(v, P, (datasize + 15) / 16 * 16);
@@ -1228,9 +1266,13 @@ static int lean_run(const pat_call *c, int v, int base, lrt_lean *l) {
   for (int j = 0; j < n; j++)
     l->rq[j] = MPI_REQUEST_NULL;
   for (int j = 0; rc == MPI_SUCCESS && j < n; j++)
-    rc = PMPI_Irecv(l->arena + (size_t)j * (size_t)slot, slot, MPI_BYTE,
-                    rank_at(v + (1 << j), base, P), c->tag + TAG_PART, c->priv,
-                    &l->rq[j]);
+    rc = tracing /* notes a message that came before its receive */
+             ? pat_lr_irecv_rank(c, l->arena + (size_t)j * (size_t)slot, slot,
+                                 MPI_BYTE, rank_at(v + (1 << j), base, P),
+                                 c->tag + TAG_PART, &l->rq[j])
+             : PMPI_Irecv(l->arena + (size_t)j * (size_t)slot, slot, MPI_BYTE,
+                          rank_at(v + (1 << j), base, P), c->tag + TAG_PART,
+                          c->priv, &l->rq[j]);
   while (rc == MPI_SUCCESS && left > 0) {
     int idx = MPI_UNDEFINED, got = 0, len = 0, top = n - 1;
     MPI_Status st;
@@ -1246,6 +1288,9 @@ static int lean_run(const pat_call *c, int v, int base, lrt_lean *l) {
       rc = MPI_ERR_INTERN; /* nothing to wait for */
     if (rc == MPI_SUCCESS)
       rc = PMPI_Get_count(&st, MPI_BYTE, &len);
+    if (rc == MPI_SUCCESS && tracing)
+      pat_trace_note(c, PAT_TRACE_RECV, st.MPI_SOURCE, c->count, l->t0,
+                     PMPI_Wtime());
     if (rc == MPI_SUCCESS &&
         !plain(l->arena + (size_t)idx * (size_t)slot, len, datasize)) {
       l->came = idx; /* the loop merges it */
@@ -1254,7 +1299,7 @@ static int lean_run(const pat_call *c, int v, int base, lrt_lean *l) {
     }
     if (rc == MPI_SUCCESS)
       rc = merge_into(c, v, &l->acc,
-                      l->arena + (size_t)idx * (size_t)slot + hdr);
+                      l->arena + (size_t)idx * (size_t)slot + hdr, tracing);
     l->merged |= rc == MPI_SUCCESS ? 1u << idx : 0u;
     left--;
   }
@@ -1270,26 +1315,28 @@ static int lean_run(const pat_call *c, int v, int base, lrt_lean *l) {
   return rc;
 }
 
-/* Whether the root receives in turn (kids_in_turn): a call of at most
- * SMALL_BYTES, not traced, and its last call read no list. */
-static int in_turn(const pat_call *c, int v, int tracing) {
-  return v == 0 && !tracing && c->type.size * (double)c->count <= SMALL_BYTES &&
+/* Whether the root receives in turn (kids_in_turn): a partial of at most
+ * SMALL_BYTES, and its last call as the tree's root on the communicator
+ * read no list. */
+static int in_turn(const pat_call *c, int v) {
+  return v == 0 && c->type.size * (double)c->count <= SMALL_BYTES &&
          !pat_lr_tree_unrest(c);
 }
 
 /* Whether the root's call may run lean_root: in turn, commutative, on a
- * contiguous datatype, with at most LRT_INLINE children. */
-static int lean_root_fits(const pat_call *c, int v, int tracing) {
-  return in_turn(c, v, tracing) && c->commutative && c->type.contiguous &&
+ * contiguous datatype, with at most LRT_INLINE children (P up to 256). */
+static int lean_root_fits(const pat_call *c, int v) {
+  return in_turn(c, v) && c->commutative && c->type.contiguous &&
          kids_of(0, c->nranks) <= LRT_INLINE;
 }
 
 /* The root's common call (lean_root_fits): its children's plain PARTs
  * received in turn into the arena (laid out as start does) and combined
  * into the receive buffer, with no call state but l.  A PART that is not
- * plain, or an MPI error, hands the call over at that child: start adopts
- * l, the loop merges that PART, and kids_in_turn goes on from the next. */
-static int lean_root(const pat_call *c, lrt_lean *l) {
+ * plain hands the call over at that child: start adopts l, the loop
+ * merges that PART, and kids_in_turn goes on from the next.  An MPI error
+ * ends the call (nothing is posted). */
+static int lean_root(const pat_call *c, int tracing, lrt_lean *l) {
   int P = c->nranks, n = kids_of(0, P), hdr = raw_header(0, 1);
   int datasize = (int)(c->type.size * c->count), rc = MPI_SUCCESS;
   int slot = raw_slot(0, P, (datasize + 15) / 16 * 16);
@@ -1308,8 +1355,8 @@ static int lean_root(const pat_call *c, lrt_lean *l) {
     char *buf = l->arena + (size_t)j * (size_t)slot;
     MPI_Status st;
     int len = 0;
-    rc = PMPI_Recv(buf, slot, MPI_BYTE, rank_at(1 << j, c->root, P),
-                   c->tag + TAG_PART, c->priv, &st);
+    rc = recv_in_turn(c, buf, slot, MPI_BYTE, rank_at(1 << j, c->root, P),
+                      tracing, &st);
     if (rc == MPI_SUCCESS)
       rc = PMPI_Get_count(&st, MPI_BYTE, &len);
     if (rc == MPI_SUCCESS && !plain(buf, len, datasize)) {
@@ -1318,7 +1365,7 @@ static int lean_root(const pat_call *c, lrt_lean *l) {
       return rc;
     }
     if (rc == MPI_SUCCESS)
-      rc = merge_into(c, 0, &l->acc, buf + hdr);
+      rc = merge_into(c, 0, &l->acc, buf + hdr, tracing);
     l->merged |= rc == MPI_SUCCESS ? 1u << j : 0u;
   }
   l->done = 1; /* also after an error: nothing is posted */
@@ -1358,12 +1405,12 @@ int pat_lr_tree_run(const pat_call *c) {
   if (small_leaf(c, v))
     return leaf_part(c, v, base);
   tracing = pat_trace_on(c);
-  if (lean_fits(c, v, tracing)) {
-    rc = lean_run(c, v, base, &l);
+  if (lean_fits(c, v)) {
+    rc = lean_run(c, v, base, tracing, &l);
     if (l.done)
       return rc;
-  } else if (lean_root_fits(c, v, tracing)) {
-    rc = lean_root(c, &l);
+  } else if (lean_root_fits(c, v)) {
+    rc = lean_root(c, tracing, &l);
     if (l.done)
       return rc;
   }
@@ -1389,7 +1436,7 @@ int pat_lr_tree_run(const pat_call *c) {
     s.slack = pat_lr_tree_slack(c, s.unit);
   }
   s.unrest = s.v == 0 && pat_lr_tree_unrest(c);
-  s.in_turn = in_turn(c, s.v, tracing);
+  s.in_turn = l.arena != NULL && v == 0 ? 1 : in_turn(c, s.v);
   {
     int lrc = start(&s, l.arena != NULL ? &l : NULL);
     rc = rc != MPI_SUCCESS ? rc : lrc;
