@@ -242,16 +242,19 @@ int pat_lr_irecv(const pat_call *c, void *buf, int count, MPI_Datatype datatype,
                            req);
 }
 
+int pat_lr_note_early(const pat_call *c, int rank, int tag) {
+  double now = PMPI_Wtime();
+  int there = 0,
+      rc = PMPI_Iprobe(rank, tag, c->priv, &there, MPI_STATUS_IGNORE);
+  if (rc == MPI_SUCCESS && there)
+    pat_trace_note(c, PAT_TRACE_UNEXPECTED, rank, 0, now, now);
+  return rc;
+}
+
 int pat_lr_irecv_rank(const pat_call *c, void *buf, int count,
                       MPI_Datatype datatype, int rank, int tag,
                       MPI_Request *req) {
-  int rc = MPI_SUCCESS, there = 0;
-  if (pat_trace_on(c)) {
-    double now = PMPI_Wtime();
-    rc = PMPI_Iprobe(rank, tag, c->priv, &there, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS && there)
-      pat_trace_note(c, PAT_TRACE_UNEXPECTED, rank, 0, now, now);
-  }
+  int rc = pat_trace_on(c) ? pat_lr_note_early(c, rank, tag) : MPI_SUCCESS;
   if (rc == MPI_SUCCESS)
     rc = PMPI_Irecv(buf, count, datatype, rank, tag, c->priv, req);
   return rc;
@@ -608,6 +611,13 @@ static lr_comm *lr_comm_get(const pat_call *c) {
   return m;
 }
 
+/* The communicator's state if there is one (no allocation). */
+static const lr_comm *lr_comm_peek(const pat_call *c) {
+  return c->state != NULL
+             ? pat_comm_state_alg(c->state, PAT_REDUCE_ALG_LOCALREDIRECT)
+             : NULL;
+}
+
 static void lr_comm_free(void *state) { free(state); }
 
 /* The estimate for bytes (seconds; 0 while nothing was measured), scaled
@@ -641,12 +651,7 @@ double pat_lr_patience(const pat_call *c) {
                          pat_config_get(), PAT_REDUCE_ALG_LOCALREDIRECT))
                         ->patience;
   if (patience < 0)
-    patience =
-        c->state != NULL
-            ? lr_transfer_estimate(
-                  pat_comm_state_alg(c->state, PAT_REDUCE_ALG_LOCALREDIRECT),
-                  c->bytes)
-            : 0;
+    patience = lr_transfer_estimate(lr_comm_peek(c), c->bytes);
   return patience;
 }
 
@@ -660,9 +665,7 @@ double pat_lr_tree_slack(const pat_call *c, double unit) {
   const lr_comm *m;
   if (set >= 0)
     return set;
-  m = c->state != NULL
-          ? pat_comm_state_alg(c->state, PAT_REDUCE_ALG_LOCALREDIRECT)
-          : NULL;
+  m = lr_comm_peek(c);
   return m != NULL && m->slack_unit == unit && m->slack > unit ? m->slack
                                                                : unit;
 }
@@ -678,10 +681,7 @@ void pat_lr_tree_learn(const pat_call *c, double unit, double slack,
 }
 
 int pat_lr_tree_unrest(const pat_call *c) {
-  const lr_comm *m =
-      c->state != NULL
-          ? pat_comm_state_alg(c->state, PAT_REDUCE_ALG_LOCALREDIRECT)
-          : NULL;
+  const lr_comm *m = lr_comm_peek(c);
   return m != NULL && m->unrest;
 }
 

@@ -48,6 +48,9 @@ int pat_lr_irecv(const pat_call *c, void *buf, int count, MPI_Datatype datatype,
 int pat_lr_irecv_rank(const pat_call *c, void *buf, int count,
                       MPI_Datatype datatype, int rank, int tag,
                       MPI_Request *req);
+/* For a traced call, before a receive from rank with tag is posted:
+ * notes PAT_TRACE_UNEXPECTED if such a message is there already. */
+int pat_lr_note_early(const pat_call *c, int rank, int tag);
 
 /* Waits until one of n requests completes (*got, *idx: which one, *st
  * its status) or PMPI_Wtime() reaches deadline (*got = 0).  Every request

@@ -286,7 +286,6 @@ typedef struct lrt {
   double t0, slack, unit;
   int premature; /* a given-up PART came, after due, within half the wait */
   int in_turn;   /* the root of a small call: kids_in_turn */
-  int unrest;    /* the root: its last call read a list */
   int expired;   /* the last poll returned at its deadline, next_due */
   /* a forwarder (a rank other than the root that gave up a child): what
    * it still waits for (given-up PARTs, routed FWDs), where its FWD goes
@@ -415,6 +414,16 @@ static int add_request(lrt *s, int what, int who, char *buf, int heap,
   return MPI_SUCCESS;
 }
 
+/* A receive, a traced call's noting a message there before it (as
+ * pat_lr_irecv_rank, with the call's tracing looked up once). */
+static int irecv_noted(const pat_call *c, void *buf, int size,
+                       MPI_Datatype wire, int rank, int tag, int tracing,
+                       MPI_Request *rq) {
+  int rc = tracing ? pat_lr_note_early(c, rank, tag) : MPI_SUCCESS;
+  return rc == MPI_SUCCESS ? PMPI_Irecv(buf, size, wire, rank, tag, c->priv, rq)
+                           : rc;
+}
+
 /* A receive of a packed message of up to size bytes from virtual rank
  * from into buf. */
 static int post_recv(lrt *s, int what, int who, int from, char *buf, int heap,
@@ -425,11 +434,8 @@ static int post_recv(lrt *s, int what, int who, int from, char *buf, int heap,
       free(buf);
     return rc;
   }
-  if (s->tracing) /* notes a message that came before its receive */
-    return pat_lr_irecv_rank(s->call, buf, size, s->wire, rank_of(s, from),
-                             s->call->tag + tag, &s->rq[slot]);
-  return PMPI_Irecv(buf, size, s->wire, rank_of(s, from), s->call->tag + tag,
-                    s->call->priv, &s->rq[slot]);
+  return irecv_noted(s->call, buf, size, s->wire, rank_of(s, from),
+                     s->call->tag + tag, s->tracing, &s->rq[slot]);
 }
 
 /* The root posts receives for the FWDs it waits for, newest first (a
@@ -641,6 +647,24 @@ static int hold(lrt *s, lrt_piece p) {
   return rc;
 }
 
+/* Combines the partial in (a child's, or a late one's) into *acc, a
+ * commutative merge: the first merge off the root combines into the
+ * message's own partial, which becomes acc (merge, the lean paths). */
+static int merge_into(const pat_call *c, int v, char **acc, char *in,
+                      int tracing) {
+  double t0 = tracing ? PMPI_Wtime() : 0.0;
+  int rc;
+  if (*acc == (const char *)c->sendbuf && v != 0) {
+    rc = pat_local_combine(c->sendbuf, in, c->count, c->datatype, c->op);
+    *acc = in;
+  } else {
+    rc = pat_local_combine(in, *acc, c->count, c->datatype, c->op);
+  }
+  if (rc == MPI_SUCCESS && tracing)
+    pat_trace_note(c, PAT_TRACE_COMBINE, -1, c->count, t0, PMPI_Wtime());
+  return rc;
+}
+
 /* Merges a received message into acc; kid: the child it came from (-1:
  * a FWD), from: its sender if a FWD to the root.  Commutative: the first
  * merge off the root combines into the message's own partial, which
@@ -675,11 +699,8 @@ static int merge(lrt *s, char *buf, int len, int kid, int from) {
     s->acc_empty = 0;
     s->acc = in;
     trace = 0;
-  } else if (s->acc == (const char *)c->sendbuf && s->v != 0) {
-    rc = pat_local_combine(c->sendbuf, in, c->count, c->datatype, c->op);
-    s->acc = in;
   } else {
-    rc = pat_local_combine(in, s->acc, c->count, c->datatype, c->op);
+    rc = merge_into(c, s->v, &s->acc, in, 0); /* traced below */
   }
   if (rc == MPI_SUCCESS && trace)
     pat_trace_note(c, PAT_TRACE_COMBINE, -1, c->count, t0, PMPI_Wtime());
@@ -993,39 +1014,19 @@ static int plain(const char *buf, int len, int datasize) {
   return hdr[0] == 0 && hdr[1] == 1;
 }
 
-/* Combines the partial in (a child's) into *acc, as merge does: the first
- * merge off the root combines into the message's own partial, which
- * becomes acc. */
-static int merge_into(const pat_call *c, int v, char **acc, char *in,
-                      int tracing) {
-  double t0 = tracing ? PMPI_Wtime() : 0.0;
-  int rc;
-  if (*acc == (const char *)c->sendbuf && v != 0) {
-    rc = pat_local_combine(c->sendbuf, in, c->count, c->datatype, c->op);
-    *acc = in;
-  } else {
-    rc = pat_local_combine(in, *acc, c->count, c->datatype, c->op);
-  }
-  if (rc == MPI_SUCCESS && tracing)
-    pat_trace_note(c, PAT_TRACE_COMBINE, -1, c->count, t0, PMPI_Wtime());
-  return rc;
-}
-
 /* A blocking receive in turn of a child's PART from rank into buf (cap
- * bytes of wire), traced as the loop's receives are: a message there
- * before its receive (pat_lr_irecv_rank's check), and its arrival. */
+ * bytes of wire), *len its length, traced as the loop's receives are: a
+ * message there before its receive, and its arrival. */
 static int recv_in_turn(const pat_call *c, char *buf, int cap,
-                        MPI_Datatype wire, int rank, int tracing,
-                        MPI_Status *st) {
+                        MPI_Datatype wire, int rank, int tracing, int *len) {
   double posted = tracing ? PMPI_Wtime() : 0.0;
-  int rc = MPI_SUCCESS, there = 0;
-  if (tracing)
-    rc = PMPI_Iprobe(rank, c->tag + TAG_PART, c->priv, &there,
-                     MPI_STATUS_IGNORE);
-  if (rc == MPI_SUCCESS && there)
-    pat_trace_note(c, PAT_TRACE_UNEXPECTED, rank, 0, posted, posted);
+  int rc =
+      tracing ? pat_lr_note_early(c, rank, c->tag + TAG_PART) : MPI_SUCCESS;
+  MPI_Status st;
   if (rc == MPI_SUCCESS)
-    rc = PMPI_Recv(buf, cap, wire, rank, c->tag + TAG_PART, c->priv, st);
+    rc = PMPI_Recv(buf, cap, wire, rank, c->tag + TAG_PART, c->priv, &st);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Get_count(&st, wire, len);
   if (rc == MPI_SUCCESS && tracing)
     pat_trace_note(c, PAT_TRACE_RECV, rank, c->count, posted, PMPI_Wtime());
   return rc;
@@ -1051,12 +1052,9 @@ static int kids_in_turn(lrt *s, int from) {
   const pat_call *c = s->call;
   int rc = MPI_SUCCESS;
   for (int j = from; rc == MPI_SUCCESS && j < s->nkids; j++) {
-    MPI_Status st;
     int len = 0;
     rc = recv_in_turn(c, s->kid[j].buf, s->sendcap, s->wire,
-                      rank_of(s, s->kid[j].v), s->tracing, &st);
-    if (rc == MPI_SUCCESS)
-      rc = PMPI_Get_count(&st, s->wire, &len);
+                      rank_of(s, s->kid[j].v), s->tracing, &len);
     if (rc == MPI_SUCCESS && !s->inorder && s->raw &&
         plain(s->kid[j].buf, len, s->datasize)) {
       s->kid[j].state = K_MERGED;
@@ -1232,6 +1230,20 @@ static void finish(lrt *s) {
       pat_tmpbuf_free(&s->tmp[k]);
 }
 
+/* The lean path's arena for v's n children, laid out as start lays out a
+ * raw call's, with no receive posted yet: its slot size, or 0 without
+ * memory (l->done: nothing to hand over). */
+static int lean_arena(const pat_call *c, int v, int n, int datasize,
+                      lrt_lean *l) {
+  int slot = raw_slot(v, c->nranks, (datasize + 15) / 16 * 16);
+  size_t at, total = arena_bytes(v, c->nranks, n, slot, &at);
+  for (int j = 0; j < n; j++)
+    l->rq[j] = MPI_REQUEST_NULL;
+  l->arena = take_arena(c, total, &l->arena_heap);
+  l->done = l->arena == NULL;
+  return l->arena != NULL ? slot : 0;
+}
+
 /* Whether a rank's call may run lean_run: one with children (not the
  * root), commutative, on a contiguous datatype, with at most LRT_INLINE
  * children (P up to 512). */
@@ -1253,26 +1265,17 @@ static int lean_run(const pat_call *c, int v, int base, int tracing,
                     lrt_lean *l) {
   int P = c->nranks, n = kids_of(v, P), hdr = raw_header(0, 1);
   int datasize = (int)(c->type.size * c->count), rc = MPI_SUCCESS, left = n;
-  int slot = raw_slot(v, P, (datasize + 15) / 16 * 16);
-  size_t at, total = arena_bytes(v, P, n, slot, &at);
+  int slot = lean_arena(c, v, n, datasize, l);
+  if (slot == 0)
+    return MPI_ERR_NO_MEM;
   l->t0 = PMPI_Wtime();
   l->unit = pat_model_round_cost(pat_config_model(pat_config_get()), c->bytes);
   l->slack = pat_lr_tree_slack(c, l->unit);
   l->acc = (char *)c->sendbuf;
-  if ((l->arena = take_arena(c, total, &l->arena_heap)) == NULL) {
-    l->done = 1;
-    return MPI_ERR_NO_MEM;
-  }
-  for (int j = 0; j < n; j++)
-    l->rq[j] = MPI_REQUEST_NULL;
   for (int j = 0; rc == MPI_SUCCESS && j < n; j++)
-    rc = tracing /* notes a message that came before its receive */
-             ? pat_lr_irecv_rank(c, l->arena + (size_t)j * (size_t)slot, slot,
-                                 MPI_BYTE, rank_at(v + (1 << j), base, P),
-                                 c->tag + TAG_PART, &l->rq[j])
-             : PMPI_Irecv(l->arena + (size_t)j * (size_t)slot, slot, MPI_BYTE,
-                          rank_at(v + (1 << j), base, P), c->tag + TAG_PART,
-                          c->priv, &l->rq[j]);
+    rc = irecv_noted(c, l->arena + (size_t)j * (size_t)slot, slot, MPI_BYTE,
+                     rank_at(v + (1 << j), base, P), c->tag + TAG_PART, tracing,
+                     &l->rq[j]);
   while (rc == MPI_SUCCESS && left > 0) {
     int idx = MPI_UNDEFINED, got = 0, len = 0, top = n - 1;
     MPI_Status st;
@@ -1317,16 +1320,15 @@ static int lean_run(const pat_call *c, int v, int base, int tracing,
 
 /* Whether the root receives in turn (kids_in_turn): a partial of at most
  * SMALL_BYTES, and its last call as the tree's root on the communicator
- * read no list. */
-static int in_turn(const pat_call *c, int v) {
-  return v == 0 && c->type.size * (double)c->count <= SMALL_BYTES &&
-         !pat_lr_tree_unrest(c);
+ * read no list (not unrest: pat_lr_tree_unrest). */
+static int in_turn(const pat_call *c, int v, int unrest) {
+  return v == 0 && c->type.size * (double)c->count <= SMALL_BYTES && !unrest;
 }
 
 /* Whether the root's call may run lean_root: in turn, commutative, on a
  * contiguous datatype, with at most LRT_INLINE children (P up to 256). */
-static int lean_root_fits(const pat_call *c, int v) {
-  return in_turn(c, v) && c->commutative && c->type.contiguous &&
+static int lean_root_fits(const pat_call *c, int v, int unrest) {
+  return in_turn(c, v, unrest) && c->commutative && c->type.contiguous &&
          kids_of(0, c->nranks) <= LRT_INLINE;
 }
 
@@ -1339,26 +1341,18 @@ static int lean_root_fits(const pat_call *c, int v) {
 static int lean_root(const pat_call *c, int tracing, lrt_lean *l) {
   int P = c->nranks, n = kids_of(0, P), hdr = raw_header(0, 1);
   int datasize = (int)(c->type.size * c->count), rc = MPI_SUCCESS;
-  int slot = raw_slot(0, P, (datasize + 15) / 16 * 16);
-  size_t at, total = arena_bytes(0, P, n, slot, &at);
-  for (int j = 0; j < n; j++)
-    l->rq[j] = MPI_REQUEST_NULL;
-  l->acc = c->recvbuf;
-  if ((l->arena = take_arena(c, total, &l->arena_heap)) == NULL) {
-    l->done = 1;
+  int slot = lean_arena(c, 0, n, datasize, l);
+  if (slot == 0)
     return MPI_ERR_NO_MEM;
-  }
+  l->acc = c->recvbuf;
   if (c->sendbuf != c->recvbuf)
     rc = pat_local_copy_info(c->sendbuf, c->recvbuf, c->count, c->datatype,
                              &c->type);
   for (int j = 0; rc == MPI_SUCCESS && j < n; j++) {
     char *buf = l->arena + (size_t)j * (size_t)slot;
-    MPI_Status st;
     int len = 0;
     rc = recv_in_turn(c, buf, slot, MPI_BYTE, rank_at(1 << j, c->root, P),
-                      tracing, &st);
-    if (rc == MPI_SUCCESS)
-      rc = PMPI_Get_count(&st, MPI_BYTE, &len);
+                      tracing, &len);
     if (rc == MPI_SUCCESS && !plain(buf, len, datasize)) {
       l->came = j; /* the loop merges it */
       l->came_len = len;
@@ -1400,16 +1394,17 @@ static int small_leaf(const pat_call *c, int v) {
 int pat_lr_tree_run(const pat_call *c) {
   lrt s;
   lrt_lean l = {.came = -1};
-  int rc = MPI_SUCCESS, base = c->commutative ? c->root : 0, tracing;
+  int rc = MPI_SUCCESS, base = c->commutative ? c->root : 0, tracing, unrest;
   int v = (c->rank - base + c->nranks) % c->nranks;
   if (small_leaf(c, v))
     return leaf_part(c, v, base);
   tracing = pat_trace_on(c);
+  unrest = v == 0 && pat_lr_tree_unrest(c);
   if (lean_fits(c, v)) {
     rc = lean_run(c, v, base, tracing, &l);
     if (l.done)
       return rc;
-  } else if (lean_root_fits(c, v)) {
+  } else if (lean_root_fits(c, v, unrest)) {
     rc = lean_root(c, tracing, &l);
     if (l.done)
       return rc;
@@ -1435,8 +1430,7 @@ int pat_lr_tree_run(const pat_call *c) {
     s.unit = pat_model_round_cost(pat_config_model(pat_config_get()), c->bytes);
     s.slack = pat_lr_tree_slack(c, s.unit);
   }
-  s.unrest = s.v == 0 && pat_lr_tree_unrest(c);
-  s.in_turn = l.arena != NULL && v == 0 ? 1 : in_turn(c, s.v);
+  s.in_turn = in_turn(c, v, unrest); /* as lean_root_fits saw it */
   {
     int lrc = start(&s, l.arena != NULL ? &l : NULL);
     rc = rc != MPI_SUCCESS ? rc : lrc;
@@ -1466,7 +1460,7 @@ int pat_lr_tree_run(const pat_call *c) {
                    c->priv);
   if (rc == MPI_SUCCESS && s.nkids > 0 && s.v != 0)
     pat_lr_tree_learn(c, s.unit, s.slack, s.premature);
-  if (rc == MPI_SUCCESS && s.v == 0 && (s.seen != NULL) != s.unrest)
+  if (rc == MPI_SUCCESS && s.v == 0 && (s.seen != NULL) != unrest)
     pat_lr_tree_root_learn(c, s.seen != NULL);
   finish(&s);
   return rc;
