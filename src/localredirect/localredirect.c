@@ -805,6 +805,10 @@ static int takes_tree(long long set, int commutative, int contiguous,
   int levels = 0;
   if (!(bytes > 0) || bytes + 4.0 * P + 64 > (double)INT_MAX)
     return 0;
+  /* the common call first, with no loop (it runs on every rank of every
+   * call: "CPU per call" in tree.c) */
+  if (commutative && contiguous && set < 0 && bytes * 63 <= TREE_AUTO_BYTES)
+    return bytes <= TREE_AUTO_LATENCIES * small_limit(set);
   while (levels < 31 && (1 << levels) < P)
     levels++;
   /* in order: raw messages only (tree.c); a FWD's buffer has room for a

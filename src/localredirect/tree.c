@@ -1005,28 +1005,29 @@ static int next_event(lrt *s) {
 /* Whether a raw message of len bytes at buf is a plain PART of a
  * commutative call: it names nobody and holds one partial (datasize
  * bytes), so merging it is one combine (merge's commutative case, with
- * open_part's checks). */
+ * open_part's checks).  len < 0: not counted; the lean paths count only
+ * what they hand over, since every rank writes a PART that names nobody
+ * and holds one partial with exactly that length (write_message,
+ * leaf_part, lean_run), and a longer one would not have fit its slot. */
 static int plain(const char *buf, int len, int datasize) {
   int hdr[HDR_INTS];
-  if (len != raw_header(0, 1) + datasize)
+  if (len >= 0 && len != raw_header(0, 1) + datasize)
     return 0;
   memcpy(hdr, buf, sizeof hdr);
   return hdr[0] == 0 && hdr[1] == 1;
 }
 
 /* A blocking receive in turn of a child's PART from rank into buf (cap
- * bytes of wire), *len its length, traced as the loop's receives are: a
+ * bytes of wire), *st its status, traced as the loop's receives are: a
  * message there before its receive, and its arrival. */
 static int recv_in_turn(const pat_call *c, char *buf, int cap,
-                        MPI_Datatype wire, int rank, int tracing, int *len) {
+                        MPI_Datatype wire, int rank, int tracing,
+                        MPI_Status *st) {
   double posted = tracing ? PMPI_Wtime() : 0.0;
   int rc =
       tracing ? pat_lr_note_early(c, rank, c->tag + TAG_PART) : MPI_SUCCESS;
-  MPI_Status st;
   if (rc == MPI_SUCCESS)
-    rc = PMPI_Recv(buf, cap, wire, rank, c->tag + TAG_PART, c->priv, &st);
-  if (rc == MPI_SUCCESS)
-    rc = PMPI_Get_count(&st, wire, len);
+    rc = PMPI_Recv(buf, cap, wire, rank, c->tag + TAG_PART, c->priv, st);
   if (rc == MPI_SUCCESS && tracing)
     pat_trace_note(c, PAT_TRACE_RECV, rank, c->count, posted, PMPI_Wtime());
   return rc;
@@ -1053,8 +1054,11 @@ static int kids_in_turn(lrt *s, int from) {
   int rc = MPI_SUCCESS;
   for (int j = from; rc == MPI_SUCCESS && j < s->nkids; j++) {
     int len = 0;
+    MPI_Status st;
     rc = recv_in_turn(c, s->kid[j].buf, s->sendcap, s->wire,
-                      rank_of(s, s->kid[j].v), s->tracing, &len);
+                      rank_of(s, s->kid[j].v), s->tracing, &st);
+    if (rc == MPI_SUCCESS)
+      rc = PMPI_Get_count(&st, s->wire, &len);
     if (rc == MPI_SUCCESS && !s->inorder && s->raw &&
         plain(s->kid[j].buf, len, s->datasize)) {
       s->kid[j].state = K_MERGED;
@@ -1277,7 +1281,7 @@ static int lean_run(const pat_call *c, int v, int base, int tracing,
                      rank_at(v + (1 << j), base, P), c->tag + TAG_PART, tracing,
                      &l->rq[j]);
   while (rc == MPI_SUCCESS && left > 0) {
-    int idx = MPI_UNDEFINED, got = 0, len = 0, top = n - 1;
+    int idx = MPI_UNDEFINED, got = 0, top = n - 1;
     MPI_Status st;
     while (l->rq[top] == MPI_REQUEST_NULL) /* the latest due waited for */
       top--;
@@ -1289,16 +1293,13 @@ static int lean_run(const pat_call *c, int v, int base, int tracing,
     }
     if (rc == MPI_SUCCESS && idx == MPI_UNDEFINED)
       rc = MPI_ERR_INTERN; /* nothing to wait for */
-    if (rc == MPI_SUCCESS)
-      rc = PMPI_Get_count(&st, MPI_BYTE, &len);
     if (rc == MPI_SUCCESS && tracing)
       pat_trace_note(c, PAT_TRACE_RECV, st.MPI_SOURCE, c->count, l->t0,
                      PMPI_Wtime());
     if (rc == MPI_SUCCESS &&
-        !plain(l->arena + (size_t)idx * (size_t)slot, len, datasize)) {
+        !plain(l->arena + (size_t)idx * (size_t)slot, -1, datasize)) {
       l->came = idx; /* the loop merges it */
-      l->came_len = len;
-      return rc;
+      return PMPI_Get_count(&st, MPI_BYTE, &l->came_len);
     }
     if (rc == MPI_SUCCESS)
       rc = merge_into(c, v, &l->acc,
@@ -1350,13 +1351,12 @@ static int lean_root(const pat_call *c, int tracing, lrt_lean *l) {
                              &c->type);
   for (int j = 0; rc == MPI_SUCCESS && j < n; j++) {
     char *buf = l->arena + (size_t)j * (size_t)slot;
-    int len = 0;
+    MPI_Status st;
     rc = recv_in_turn(c, buf, slot, MPI_BYTE, rank_at(1 << j, c->root, P),
-                      tracing, &len);
-    if (rc == MPI_SUCCESS && !plain(buf, len, datasize)) {
+                      tracing, &st);
+    if (rc == MPI_SUCCESS && !plain(buf, -1, datasize)) {
       l->came = j; /* the loop merges it */
-      l->came_len = len;
-      return rc;
+      return PMPI_Get_count(&st, MPI_BYTE, &l->came_len);
     }
     if (rc == MPI_SUCCESS)
       rc = merge_into(c, 0, &l->acc, buf + hdr, tracing);
@@ -1391,13 +1391,12 @@ static int small_leaf(const pat_call *c, int v) {
          raw_header(0, 1) + c->type.size * (double)c->count <= SMALL_BYTES;
 }
 
-int pat_lr_tree_run(const pat_call *c) {
+/* A call of a rank that is not a small leaf: a lean path, then the
+ * general loop from where it stopped. */
+static int tree_call(const pat_call *c, int v, int base) {
   lrt s;
   lrt_lean l = {.came = -1};
-  int rc = MPI_SUCCESS, base = c->commutative ? c->root : 0, tracing, unrest;
-  int v = (c->rank - base + c->nranks) % c->nranks;
-  if (small_leaf(c, v))
-    return leaf_part(c, v, base);
+  int rc = MPI_SUCCESS, tracing, unrest;
   tracing = pat_trace_on(c);
   unrest = v == 0 && pat_lr_tree_unrest(c);
   if (lean_fits(c, v)) {
@@ -1464,4 +1463,10 @@ int pat_lr_tree_run(const pat_call *c) {
     pat_lr_tree_root_learn(c, s.seen != NULL);
   finish(&s);
   return rc;
+}
+
+int pat_lr_tree_run(const pat_call *c) {
+  int base = c->commutative ? c->root : 0;
+  int v = (c->rank - base + c->nranks) % c->nranks;
+  return small_leaf(c, v) ? leaf_part(c, v, base) : tree_call(c, v, base);
 }
