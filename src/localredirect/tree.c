@@ -112,10 +112,11 @@
  * (lean_root; kids_in_turn for other calls).  At a passed due time or a
  * PART that is not plain the lean path hands over what it did (lrt_lean),
  * start adopts it, and the general loop goes on from there.  By callgrind
- * (P = 4, 4 B, patbench's OSU-style loop) localredirect runs about 2910
- * instructions a call at the root, 2460 at the rank with a child and 710
+ * (P = 4, 4 B, patbench's OSU-style loop) localredirect runs about 3050
+ * instructions a call at the root, 2410 at the rank with a child and 650
  * at a leaf (4000, 3140 and 790 before the lean path and the micro-cuts
- * that came with it), against 1690, 1430 and 510 in binomial's executor;
+ * since, on another machine: 2910, 2460, 710 with it), against 1690, 1430
+ * and 510 in binomial's executor;
  * a bare loop that posts the same receives, polls them and combines (no
  * header, no due times, no give-up) took 1.35x native's time (README,
  * Status).
