@@ -1009,7 +1009,12 @@ static int next_event(lrt *s) {
  * open_part's checks).  len < 0: not counted; the lean paths count only
  * what they hand over, since every rank writes a PART that names nobody
  * and holds one partial with exactly that length (write_message,
- * leaf_part, lean_run), and a longer one would not have fit its slot. */
+ * leaf_part, lean_run).  That holds where every rank passes the same
+ * count and datatype, as MPI requires of a reduction.  A child that
+ * passed fewer elements is combined with what its slot held before, one
+ * that passed more with its first datasize bytes (within the slot's
+ * padding) or fails with MPI_ERR_TRUNCATE; the other rows do not count
+ * what they receive either (README, Known limitations). */
 static int plain(const char *buf, int len, int datasize) {
   int hdr[HDR_INTS];
   if (len >= 0 && len != raw_header(0, 1) + datasize)
