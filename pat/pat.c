@@ -42,8 +42,10 @@
  * estimates; and how long the rank was idle before this call (from the
  * end of the call before to this one's start, the layer's own work left
  * out, on its own clock), whose median over the ranks says whether the
- * calls come back to back (pat_state_idle_nth).  A record is 32 B per
- * rank.
+ * calls come back to back (pat_state_idle_nth); a rank's idle time
+ * before a call and the time it took in it are its exit-to-exit interval
+ * (pat_state_intervals_nth: the root's is the call's period back to back,
+ * which auto measures rows by there).  A record is 32 B per rank.
  *
  * Model: at observe time, per kind and per size, the median over the ranks
  * that reported that size (robust to a late rank) is one point; at most
@@ -153,6 +155,7 @@ struct pat_state {
   double left;       /* local clock at the end of the latest call, if the call
                       * after it may exchange (NAN: not read) */
   double *gaps;      /* nranks: scratch for the observed call's idle times */
+  double *idles;     /* nranks: each rank's idle time before call observed */
   /* the last PAT_OBSERVED_KEPT observed calls' stamps and realized times,
    * rings by their counts */
   double *hist; /* PAT_OBSERVED_KEPT * nranks */
@@ -160,6 +163,7 @@ struct pat_state {
   double idle[PAT_OBSERVED_KEPT]; /* pat_state_idle_nth, by nhist */
   double rz[PAT_OBSERVED_KEPT];
   long rz_call[PAT_OBSERVED_KEPT], nrz;
+  double *rz_iv; /* PAT_OBSERVED_KEPT * nranks: pat_state_intervals_nth */
   /* the client's pace (pat_state_pace): the factor on the automatic
    * interval per size class (0: never paced) and for the classes never
    * paced the last one set, on their own automatic interval (no client
@@ -349,8 +353,12 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
   ps->pairs = malloc((size_t)ps->nranks * KEPT * 2 * sizeof *ps->pairs);
   ps->predicted = calloc((size_t)ps->nranks, sizeof *ps->predicted);
   ps->gaps = malloc((size_t)ps->nranks * sizeof *ps->gaps);
+  ps->idles = malloc((size_t)ps->nranks * sizeof *ps->idles);
+  ps->rz_iv =
+      malloc((size_t)ps->nranks * PAT_OBSERVED_KEPT * sizeof *ps->rz_iv);
   if (ps->work == NULL || ps->hist == NULL || ps->pairs == NULL ||
-      ps->predicted == NULL || ps->gaps == NULL ||
+      ps->predicted == NULL || ps->gaps == NULL || ps->idles == NULL ||
+      ps->rz_iv == NULL ||
       pat_predictor_alloc(cfg->predictor, ps->nranks, &ps->pred, NULL, 0) !=
           PAT_SUCCESS) {
     rc = MPI_ERR_NO_MEM;
@@ -383,6 +391,8 @@ void pat_state_free(pat_state *ps) {
   free(ps->pairs);
   free(ps->predicted);
   free(ps->gaps);
+  free(ps->idles);
+  free(ps->rz_iv);
   free(ps);
 }
 
@@ -472,6 +482,8 @@ static int observe(pat_state *ps, pending *p) {
     if (ps->observed >= 0 && p->prev_call == ps->observed) {
       /* the exits of the call observed last came with this exchange */
       double first = INFINITY, last = -INFINITY;
+      double *iv =
+          ps->rz_iv + (size_t)(ps->nrz % PAT_OBSERVED_KEPT) * ps->nranks;
       int all = 1;
       for (int r = 0; r < ps->nranks; r++) {
         double took, idle, exit;
@@ -480,13 +492,17 @@ static int observe(pat_state *ps, pending *p) {
         first = fmin(first, ps->work[r]);
         last = fmax(last, exit);
         all &= isfinite(exit);
+        iv[r] = took + ps->idles[r]; /* NAN where either is not known */
       }
       ps->rz[ps->nrz % PAT_OBSERVED_KEPT] = all ? last - first : NAN;
       ps->rz_call[ps->nrz++ % PAT_OBSERVED_KEPT] = ps->observed;
     }
     ps->idle[ps->nhist % PAT_OBSERVED_KEPT] = median_idle(ps, p);
-    for (int r = 0; r < ps->nranks; r++)
+    for (int r = 0; r < ps->nranks; r++) {
+      double took;
       ps->work[r] = record(ps, p, r)[0];
+      unpack2(record(ps, p, r)[EXIT], &took, &ps->idles[r]);
+    }
     ps->observed = p->call;
     memcpy(ps->hist + (size_t)(ps->nhist % PAT_OBSERVED_KEPT) * ps->nranks,
            ps->work, (size_t)ps->nranks * sizeof *ps->work);
@@ -785,6 +801,11 @@ double pat_state_realized_nth(const pat_state *ps, int k, long *call) {
   int j = nth_slot(ps->nrz, k);
   *call = j < 0 ? -1 : ps->rz_call[j];
   return j < 0 ? NAN : ps->rz[j];
+}
+
+const double *pat_state_intervals_nth(const pat_state *ps, int k) {
+  int j = nth_slot(ps->nrz, k);
+  return j < 0 ? NULL : ps->rz_iv + (size_t)j * ps->nranks;
 }
 
 int pat_configured_model(const pat_config *cfg, pat_model *model) {

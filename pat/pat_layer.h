@@ -114,6 +114,15 @@ double pat_state_idle_nth(const pat_state *ps, int k, long *call);
  * latest is the call observed before the latest one. */
 double pat_state_realized_nth(const pat_state *ps, int k, long *call);
 
+/* For the same call, per rank (nranks entries, owned by ps, identical on
+ * every rank; NULL past them) its time from its exit of the call before
+ * to its exit of this one, the PAT layer's own work left out: its idle
+ * time before the call plus the time it took in it (NAN when not known).
+ * Back to back, the root's is the call's period: what a pipeline of calls
+ * of its row costs per call, where the realized time measures the
+ * pipeline's depth (auto). */
+const double *pat_state_intervals_nth(const pat_state *ps, int k);
+
 /* 1 if the current call's measurements (below) will be exchanged: they
  * travel with the next call's stamps, so if that call exchanges (as far
  * as can be told now: its interval may differ with its size; from the

@@ -167,10 +167,11 @@
  * with 2, 1.08x, the pace at 64 by call 100), or every
  * PAT_EXCHANGE_MAX_PACED-th while the calls come back to back (see "Back
  * to back"); it is back to the automatic interval once a plan runs or
- * the rows are measured (unless back to back); while rows are measured
+ * the rows are measured (back to back too); while rows are measured
  * every call exchanges up to P = 128 (the measuring then ends in a few
- * dozen calls: it took 150 at the small messages' interval), unless the
- * class has seen calls back to back (each exchange among them costs);
+ * dozen calls: it took 150 at the small messages' interval; back to back
+ * a row's runs need every call exchanged), within the measuring's budget
+ * (PAT_AUTO_SPEND calls a row, twice that back to back);
  * and the next call exchanges at once after a trial (its realized time
  * comes with the next exchange), after a score, blind, that showed the
  * aware choice ahead (the evidence for switching back comes a call later,
@@ -202,11 +203,38 @@
  * up to 2690 of 6400 calls.  An observed call whose ranks were idle less
  * than PAT_AUTO_IDLE before it (their median, pat_state_idle_nth: local
  * clocks, so no skew between ranks) is back to back: its score says the
- * predictions did not pay, its realized time is not used, rows are not
- * measured on the calls after it (the measuring waits; binomial runs
- * meanwhile, if the list allows it) and the pace stretches as if settled.
- * Calls with work between them, or barriers, are not (37-81 us idle on
- * that node, 0.1-0.6 us back to back).  Blind, the calls after it make
+ * predictions did not pay, its realized time is not used, and, settled
+ * (or while the measuring waits), the pace stretches as if no prediction
+ * were used.  Calls with work
+ * between them, or barriers, are not (37-81 us idle on that node, 0.1-0.6
+ * us back to back).  Rows are measured there by their runs instead: a
+ * run is a row's consecutive calls from one that came apart, and after
+ * its k-th call back to back its sample is its time per call so far: the
+ * first call's realized time plus the root's k intervals (from its exit
+ * of the call before to its exit of this one: its idle time plus the
+ * time it took, pat_state_intervals_nth, exchanged with the realized
+ * times), over k + 1, over the row's balanced estimate (run_sample).
+ * That is what a loop of the row's calls costs per call, as a benchmark
+ * of calls back to back times it.  While the calls come back to back the
+ * row being measured runs consecutive calls until its samples came (the
+ * calls in flight are not counted: measure_row), and the others run
+ * binomial, if the list allows it (interim); the measuring may spend
+ * twice its budget there, counted apart from the budget of calls apart
+ * (a run must wait for a call apart), and a probe without both figures
+ * then waits (binomial running, the pace as if settled: measuring_waits)
+ * until the calls come apart.  Samples of one kind only: when the calls
+ * turn back to back or apart, the measuring's counts start again and the
+ * samples due of the other kind are dropped (measuring_kind,
+ * sample_kind).  By the calls back to back alone (the root's interval)
+ * or by both those and the calls apart as they came, a real node (8
+ * ranks on 2 cores, two calls per iteration, 64 KiB) settled on
+ * pipeline, radixk or butterfly in 3 of 26 runs, each 1.7-2.2x
+ * binomial's time; by runs, on binomial in 12 of 12.  Before, the
+ * measuring waited for PAT_AUTO_SAMPLES calls apart in a row, and
+ * binomial ran meanwhile: with two calls per iteration, for ever (SMPI,
+ * P = 64, 64 KiB, two calls per iteration: auto 0.271 ms, radixk 0.091;
+ * now 0.093; bursts of 10: 0.271, now 0.094 = radixk's; unit_auto
+ * back_to_back_calls_measure_runs).  Blind, the calls after it make
  * no aware choice (skimmed): its score would count against it whatever
  * it was, and the root's lateness (the pipeline's depth) changes at
  * every exchange, so it could cost a plan at any exchanged call, on
@@ -362,7 +390,14 @@ typedef struct learned {
   unsigned long long warm;         /* rows with a measured call */
   long from[PAT_REDUCE_ALG_COUNT]; /* nmeas when the measuring began */
   unsigned long long dropped;      /* measured enough: far behind */
-  int spent;
+  int spent, spent_b2b;            /* calls decided apart, and back to back */
+  int kind; /* back_to_back when the last decision measured */
+  /* the run being measured back to back (run_sample): its row, last
+   * call, time so far and calls (0: none) */
+  int run_row;
+  long run_last;
+  double run_sum, run_ratio; /* seconds, and over each call's estimate */
+  int run_n;
   int settled_row; /* -1: none */
   /* calls back to back here (PAT_AUTO_IDLE, back_to_back): one scored
    * call ever came so (b2b_seen), and the scored calls apart since the
@@ -497,6 +532,7 @@ typedef struct pending {
   double spread;           /* its real arrivals' spread */
   int skimmed;             /* no aware choice was made: not scored */
   int b2b;                 /* it came back to back: its time is not used */
+  int spell;               /* decided while the calls came back to back */
 } pending;
 
 /* the values of a pat_auto's state a decision reads and may change,
@@ -890,7 +926,9 @@ static void measure(learned *l, int phase, unsigned long long rows) {
       l->from[a] = l->nmeas[a];
   l->measuring |= rows;
   l->phase = phase;
-  l->spent = 0;
+  l->spent = l->spent_b2b = 0;
+  l->kind = back_to_back(l);
+  l->run_n = 0;
 }
 
 /* The corrections of the measured rows under the model in force: row
@@ -967,6 +1005,42 @@ static int model_ahead(const pat_sched_params *params, int a, int b) {
   return pat_alg_table[a]->estimate(&p) < pat_alg_table[b]->estimate(&p);
 }
 
+/* The calls the measuring of class l may spend: PAT_AUTO_SPEND per row
+ * measured, and twice that back to back (a row's run must start at a
+ * call apart: "Back to back"), each counted on its own calls, so a spell
+ * back to back leaves the measuring apart its whole budget. */
+static int budget(const learned *l) {
+  return PAT_AUTO_SPEND * rows_in(l->measuring);
+}
+
+static int spent(const learned *l) {
+  return back_to_back(l) ? l->spent_b2b >= 2 * budget(l)
+                         : l->spent >= budget(l);
+}
+
+/* Back to back with its budget spent, the measuring waits (for calls
+ * apart): no row is measured, and the pace is as if settled (else every
+ * call would exchange for as long as the calls come back to back). */
+static int measuring_waits(const learned *l) {
+  return back_to_back(l) && spent(l);
+}
+
+/* Measuring, the calls turned back to back or apart: the samples of the
+ * other kind are not compared with the new ones (a call apart costs a
+ * whole call, a run per call what a loop pays; pat_auto_realized drops
+ * those still due), so each row's count starts again. */
+static void measuring_kind(learned *l) {
+  int b2b = back_to_back(l);
+  if ((l->phase == PHASE_PROBE || l->phase == PHASE_EXPLORE) &&
+      l->kind != b2b) {
+    for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+      if (l->measuring & (1ull << a))
+        l->from[a] = l->nmeas[a];
+    l->run_n = 0;
+  }
+  l->kind = b2b;
+}
+
 /* Moves the measuring of class l on from what came in; returns 1 if the
  * corrections changed (the choices are due again). */
 static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
@@ -996,7 +1070,7 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
       if ((l->measuring & ~l->dropped & (1ull << a)) &&
           fresh(l, a) < PAT_AUTO_SAMPLES)
         done = 0;
-    if (!done && l->spent < PAT_AUTO_SPEND * rows_in(l->measuring))
+    if (!done && !spent(l))
       return 0;
     if (l->phase == PHASE_PROBE) {
       /* the model's pick and binomial: if both run as their model says
@@ -1010,6 +1084,11 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
       f_bin = figure(l, bin, p);
       l->probe_pick = pick;
       l->probe_ratio = f_pick > 0 && f_bin > 0 ? f_pick / f_bin : 0;
+      /* back to back, a probe without both figures (no run of a row came:
+       * calls apart too rare, or none) waits, binomial running (interim),
+       * where apart the model would stand unchecked */
+      if (!(l->probe_ratio > 0) && back_to_back(l))
+        return 0;
       ratio = l->probe_ratio > 0 ? l->probe_ratio : 1;
       /* and in the model's order: a pick the model puts ahead of binomial
        * must measure clearly ahead of it (else every row is measured, and
@@ -1035,8 +1114,8 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
 /* The row this exchanged call measures, or -1: of the rows being
  * measured that serve props (a size class's calls may differ in op or
  * layout: the measuring began on calls a row served), the one with the
- * fewest ratios come and due (the first in the table on ties), while it
- * has fewer than PAT_AUTO_SAMPLES. */
+ * fewest ratios come and due (back to back: come; the first in the table
+ * on ties), while it has fewer than PAT_AUTO_SAMPLES. */
 static int measure_row(const pat_auto *s, learned *l,
                        const pat_call_props *props) {
   int best = -1, best_n = PAT_AUTO_SAMPLES, unserved = 0;
@@ -1056,7 +1135,11 @@ static int measure_row(const pat_auto *s, learned *l,
       l->dropped |= 1ull << a;
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
     if (l->measuring & ~l->dropped & (1ull << a)) {
-      int n = (int)fresh(l, a) + in_flight(s, s->cur, a);
+      /* back to back, not counting the calls in flight: the row runs
+       * consecutive calls until its samples come, and each call after
+       * the first measures its period */
+      int n =
+          (int)fresh(l, a) + (back_to_back(l) ? 0 : in_flight(s, s->cur, a));
       if (pat_alg_unmet(pat_alg_table[a], props) != 0)
         unserved |= n < PAT_AUTO_SAMPLES;
       else if (n < best_n) {
@@ -1064,9 +1147,16 @@ static int measure_row(const pat_auto *s, learned *l,
         best = a;
       }
     }
+  /* back to back, no more calls than the budget: then the measuring
+   * waits (advance) */
+  if (measuring_waits(l))
+    return -1;
   /* a call that a row still wanting measures cannot serve counts as
    * spent too: measuring ends even if such calls are all that come */
-  l->spent += best >= 0 || unserved;
+  if (back_to_back(l))
+    l->spent_b2b += best >= 0 || unserved;
+  else
+    l->spent += best >= 0 || unserved;
   return best;
 }
 
@@ -1085,7 +1175,7 @@ static pat_reduce_alg interim(const learned *l, const pat_sched_params *p,
   int best = -1;
   if (l->phase != PHASE_PROBE && l->phase != PHASE_EXPLORE)
     return pick;
-  if (back_to_back(l)) /* the measuring waits: binomial's tree, if allowed */
+  if (back_to_back(l)) /* measuring by periods: binomial, if allowed */
     return counted(PAT_REDUCE_ALG_BINOMIAL, p, props, 0,
                    pat_config_get()->candidates)
                ? PAT_REDUCE_ALG_BINOMIAL
@@ -1201,7 +1291,61 @@ static void drifted(learned *l, int a, double r, int quiet) {
   }
 }
 
-void pat_auto_realized(pat_auto *s, long call, double seconds) {
+/* Measuring while the calls come back to back, a row's samples are its
+ * runs' times per call (see "Back to back"): a run is the row's
+ * consecutive calls from one that came apart; after its k-th call back
+ * to back it cost the first call's realized time plus the root's
+ * intervals of the k calls (pat_state_intervals_nth: from its exit of the
+ * call before to its exit of this one), over k + 1 calls: what a loop of
+ * k + 1 such calls costs per call, over the row's balanced estimate.  Only
+ * the measuring's ring takes them: the machine's factor, the scatter and
+ * the drift compare single calls with their estimates. */
+static void run_sample(learned *l, const pending *w, long call, double seconds,
+                       const double *intervals) {
+  int a = (int)w->ran;
+  double iv = intervals != NULL ? intervals[w->params.root] : NAN;
+  pat_sched_params q = w->params;
+  double est;
+  q.arrivals = NULL;
+  est = pat_alg_table[a]->estimate(&q);
+  if (!w->b2b) { /* a run starts (not on the row's first use: set-up) */
+    l->run_n = (l->warm & (1ull << a)) && est > 0 && isfinite(est) ? 1 : 0;
+    l->run_row = a;
+    l->run_last = call;
+    l->run_sum = seconds;
+    l->run_ratio = seconds / est;
+    return;
+  }
+  /* the call before, back to back or apart, was the run's last (so
+   * exchanged, realized, and of this row on every rank) */
+  if (l->run_n == 0 || l->run_row != a || l->run_last != call - 1 ||
+      !(iv > 0) || !isfinite(iv) || !(est > 0) || !isfinite(est)) {
+    l->run_n = 0;
+    return;
+  }
+  l->run_sum += iv;
+  l->run_ratio += iv / est; /* each call over its own estimate */
+  l->run_n++;
+  l->run_last = call;
+  l->secs[a][l->nmeas[a] % PAT_AUTO_SAMPLES] = l->run_sum / l->run_n;
+  l->meas[a][l->nmeas[a]++ % PAT_AUTO_SAMPLES] = l->run_ratio / l->run_n;
+}
+
+/* Where call w's time goes, for the measuring: to its row's runs (1:
+ * decided back to back, and the calls still come so: run_sample), to its
+ * ring as it came (0: apart, or not measured), or nowhere (-1: decided
+ * back to back or apart, and the calls no longer come so:
+ * measuring_kind). */
+static int sample_kind(const learned *l, const pending *w) {
+  if (pat_alg_table[w->ran]->uses_arrivals ||
+      (l->phase != PHASE_PROBE && l->phase != PHASE_EXPLORE) ||
+      !(l->measuring & (1ull << w->ran)))
+    return 0;
+  return w->spell != back_to_back(l) ? -1 : w->spell;
+}
+
+void pat_auto_realized(pat_auto *s, long call, double seconds,
+                       const double *intervals) {
   pending *w;
   learned *l;
   double r, raw;
@@ -1212,9 +1356,14 @@ void pat_auto_realized(pat_auto *s, long call, double seconds) {
   if (w == NULL || !(w->ran_est > 0) || !isfinite(w->ran_est))
     return;
   w->ran_call = -1;
-  if (w->b2b)
-    return; /* the pipelining's time, not the row's */
   l = &s->cls[w->cls];
+  if (w->b2b) { /* the pipelining's time, not the row's */
+    if (sample_kind(l, w) == 1)
+      run_sample(l, w, call, seconds, intervals);
+    if (!pat_alg_table[w->ran]->uses_arrivals) /* its first use came */
+      l->warm |= 1ull << w->ran;
+    return;
+  }
   if (call == s->trial_call) { /* the trial is measured: trusted from now */
     s->trial_call = -1;
     l->trusted = (int)w->ran;
@@ -1225,11 +1374,23 @@ void pat_auto_realized(pat_auto *s, long call, double seconds) {
     /* a row's first measured call is not counted: it paid for what the
      * MPI library sets up on first use (connections to new peers; on
      * that node the first calls took up to 10x the later ones) */
-    int a = (int)w->ran;
+    int a = (int)w->ran, kind = sample_kind(l, w);
+    /* measuring while the calls come back to back, rows by their runs
+     * alone: a call apart among them costs a whole call, one back to
+     * back after it only what it adds, and three samples of either kind
+     * ranked rows by how their calls fell (a real node, 8 ranks on 2
+     * cores, two calls per iteration, 64 KiB: by the calls back to back
+     * alone, pipeline measured 0.47x its model and then ran 2.2x
+     * binomial's time, or radixk as modeled and 1.7x; by both kinds,
+     * butterfly so) */
+    if (kind == 1)
+      run_sample(l, w, call, seconds, intervals);
     if (l->warm & (1ull << a)) {
       add_noise(l, log(raw));
-      l->secs[a][l->nmeas[a] % PAT_AUTO_SAMPLES] = seconds;
-      l->meas[a][l->nmeas[a]++ % PAT_AUTO_SAMPLES] = raw;
+      if (kind == 0) {
+        l->secs[a][l->nmeas[a] % PAT_AUTO_SAMPLES] = seconds;
+        l->meas[a][l->nmeas[a]++ % PAT_AUTO_SAMPLES] = raw;
+      }
       drifted(l, a, raw, w->spread < 0.1 * seconds);
     }
     l->warm |= 1ull << a;
@@ -1388,7 +1549,7 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
   int ahead =
       l->scored > l->mode_at && l->diff[(l->scored - 1) % PAT_AUTO_WINDOW] < 0;
   int b2b = back_to_back(l);
-  if (!automatic || (l->phase != PHASE_SETTLED && !b2b) ||
+  if (!automatic || (l->phase != PHASE_SETTLED && !measuring_waits(l)) ||
       (!l->blind_mode && s->aware != s->blind)) {
     l->stretch = 1;
     l->quiet = 0;
@@ -1408,8 +1569,8 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
    * dozen calls where it took hundreds at the small messages' interval;
    * not where the records are many enough that the interval spreads them
    * on the wire (P > 128) */
-  if ((l->phase == PHASE_PROBE || l->phase == PHASE_EXPLORE) && !l->b2b_seen &&
-      !pat_exchange_on_wire(s->nranks))
+  if ((l->phase == PHASE_PROBE || l->phase == PHASE_EXPLORE) &&
+      !measuring_waits(l) && !pat_exchange_on_wire(s->nranks))
     s->soon = call + 1;
   /* once per trial and per score ahead: the exchange that answers it is
    * then under way (small messages: an exchange costs about a reduction) */
@@ -1481,6 +1642,7 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
     if (l->phase == PHASE_SETTLED && l->settled_row >= 0 &&
         (int)s->blind != l->settled_row && l->nmeas[s->blind] == 0)
       l->phase = remeasure(l);
+    measuring_kind(l);
     if (advance(s, l, p, props))
       choose(s, p, props, skim); /* the corrections changed */
     if (l->phase == PHASE_SETTLED && was != PHASE_SETTLED && was != PHASE_NEW)
@@ -1527,8 +1689,7 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
   }
   /* a row being measured runs in place of one that does not plan with
    * arrivals (a trial or a trusted plan keeps its call) */
-  if (realizing && exchanged && !back_to_back(l) &&
-      !pat_alg_table[run]->uses_arrivals &&
+  if (realizing && exchanged && !pat_alg_table[run]->uses_arrivals &&
       (measured = measure_row(s, l, props)) >= 0)
     run = (pat_reduce_alg)measured;
   else if (run == s->blind)
@@ -1547,6 +1708,7 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
       w->cls = s->cur;
       w->ran = run;
       w->ran_call = -1;
+      w->spell = back_to_back(l);
     }
   }
   pace(s, l, call, every, automatic);
@@ -1806,7 +1968,7 @@ static void hear(auto_comm *ac, pat_state *ps) {
     long at;
     double done = pat_state_realized_nth(ps, k, &at);
     if (at > ac->realized) {
-      pat_auto_realized(ac->a, at, done);
+      pat_auto_realized(ac->a, at, done, pat_state_intervals_nth(ps, k));
       ac->realized = at;
     }
   }

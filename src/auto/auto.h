@@ -46,8 +46,13 @@ void pat_auto_observed(pat_auto *a, const double *actual, long call,
  * towards 1 (1/32 of its log per measured call) while the row does not
  * run.  Only a call pat_auto_decide scored counts.  The rows that do not
  * plan also keep their last realized times, which the measuring of rows
- * (auto.c, "Measured rows") compares when the model ranks them wrong. */
-void pat_auto_realized(pat_auto *a, long call, double seconds);
+ * (auto.c, "Measured rows") compares when the model ranks them wrong.
+ * While rows are measured and the calls come back to back, only there,
+ * by runs: a row's consecutive calls from one that came apart, each
+ * later one adding intervals[root] (each rank's exit-to-exit time,
+ * pat_state_intervals_nth; NULL: none), their time per call the sample. */
+void pat_auto_realized(pat_auto *a, long call, double seconds,
+                       const double *intervals);
 
 /* A row's current correction (1 until one of its calls was measured). */
 double pat_auto_correction(const pat_auto *a, pat_reduce_alg alg);

@@ -47,7 +47,10 @@
  *   realized time (exits
  *   carried as offsets from each rank's stamp) must be the latest exit
  *   less the earliest arrival (each exit read just before and after the
- *   departure that stamps it).
+ *   departure that stamps it); each rank's exit-to-exit interval
+ *   (pat_state_intervals_nth) the same on every rank and, while the ranks
+ *   sleep, at least its sleep before the call plus the 5 ms within it and
+ *   at most the time from its previous call's end to this one's exit.
  * test_patlayer idle_paced: the same at the automatic pace, quiet calls
  *   skipped, then stretched past PAT_EXCHANGE_MAX_EVERY (see there).
  * test_patlayer pace: the layer driven call by call with five sizes,
@@ -369,6 +372,9 @@ static void check_idle_excess(const double *idle, const long *idle_of,
   free(ex);
 }
 
+/* the most ranks test_idle keeps intervals of */
+#define MAX_RANKS 8
+
 static void test_idle(void) {
   /* the ctest sets PAT_REDUCE_EXCHANGE_INTERVAL=1 and P = 4 */
   enum { CALLS = 80, APART = 40 };
@@ -382,8 +388,14 @@ static void test_idle(void) {
   static double idle[CALLS], took[CALLS], mine[CALLS];
   static double both[3 * CALLS], most[3 * CALLS];
   static long idle_of[CALLS], took_of[CALLS];
+  /* per call: every rank's interval of the realized call took_of (-1:
+   * not known), and the least of them over the ranks */
+  static double iv[CALLS][MAX_RANKS], least[CALLS][MAX_RANKS];
   double back = NAN;
   int apart = 0;
+  check(size <= MAX_RANKS, "%d ranks: test_idle keeps 8 at most", size);
+  if (size > MAX_RANKS)
+    return;
   ps = layer_of(&comm);
   /* no MPI call between the layer's calls but its own */
   while (ps != NULL && pat_state_calls(ps) < CALLS) {
@@ -405,6 +417,10 @@ static void test_idle(void) {
     arrived_at[k] = stamp;
     idle[k] = pat_state_idle_nth(ps, 0, &idle_of[k]);
     took[k] = pat_state_realized_nth(ps, 0, &took_of[k]);
+    for (int r = 0; r < MAX_RANKS; r++) {
+      const double *all = pat_state_intervals_nth(ps, 0);
+      iv[k][r] = all != NULL && r < size && isfinite(all[r]) ? all[r] : -1;
+    }
   }
   /* alike on every rank (NAN compares as -1); the realized time is the
    * latest exit less the earliest arrival */
@@ -444,6 +460,21 @@ static void test_idle(void) {
           "call %d: the ranks slept, but idle under 3 ms", (int)c);
   }
   check(apart > APART / 2, "%d: too few calls observed", apart);
+  /* the intervals: alike everywhere, and what the rank slept and took */
+  MPI_Allreduce(iv, least, CALLS * MAX_RANKS, MPI_DOUBLE, MPI_MIN, comm);
+  for (int k = 0; k < CALLS; k++) {
+    long c = took_of[k];
+    check(memcmp(iv[k], least[k], sizeof iv[k]) == 0,
+          "call %d: the ranks see different intervals", k);
+    if (c < 2 || c >= APART)
+      continue;
+    check(iv[k][rank] >= (rank % 2 ? 4e-3 : 2e-3) + 5e-3 &&
+              iv[k][rank] <= leaving[c] - left_at[c - 1] + 1e-4,
+          "call %d: this rank's interval is not its sleep before the call "
+          "and within it, or exceeds the time from its last call's end to "
+          "its exit",
+          (int)c);
+  }
   check_idle_excess(idle, idle_of, mine, CALLS, APART + 1, comm);
   MPI_Comm_free(&comm);
 }
