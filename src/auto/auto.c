@@ -222,15 +222,13 @@
  * twice its budget there, counted apart from the budget of calls apart
  * (a run must wait for a call apart), and a probe without both figures
  * then waits (binomial running, the pace as if settled: measuring_waits)
- * until the calls come apart.  Samples of one kind only: when the calls
- * turn back to back or apart, the measuring's counts start again and the
- * samples due of the other kind are dropped (measuring_kind,
- * sample_kind).  By the calls back to back alone (the root's interval)
+ * until the calls come apart.  A spell's samples are of one kind
+ * (sample_kind).  By the calls back to back alone (the root's interval)
  * or by both those and the calls apart as they came, a real node (8
  * ranks on 2 cores, two calls per iteration, 64 KiB) settled on
  * pipeline, radixk or butterfly in 3 of 26 runs, each 1.7-2.2x
- * binomial's time; by runs, on binomial in 12 of 12.  Before, the
- * measuring waited for PAT_AUTO_SAMPLES calls apart in a row, and
+ * binomial's time; by runs, on binomial in 11 of 12 (one on butterfly, 1.63x).
+ * Before, the measuring waited for PAT_AUTO_SAMPLES calls apart in a row, and
  * binomial ran meanwhile: with two calls per iteration, for ever (SMPI,
  * P = 64, 64 KiB, two calls per iteration: auto 0.271 ms, radixk 0.091;
  * now 0.093; bursts of 10: 0.271, now 0.094 = radixk's; unit_auto
@@ -391,7 +389,6 @@ typedef struct learned {
   long from[PAT_REDUCE_ALG_COUNT]; /* nmeas when the measuring began */
   unsigned long long dropped;      /* measured enough: far behind */
   int spent, spent_b2b;            /* calls decided apart, and back to back */
-  int kind; /* back_to_back when the last decision measured */
   /* the run being measured back to back (run_sample): its row, last
    * call, time so far and calls (0: none) */
   int run_row;
@@ -927,7 +924,6 @@ static void measure(learned *l, int phase, unsigned long long rows) {
   l->measuring |= rows;
   l->phase = phase;
   l->spent = l->spent_b2b = 0;
-  l->kind = back_to_back(l);
   l->run_n = 0;
 }
 
@@ -1023,22 +1019,6 @@ static int spent(const learned *l) {
  * call would exchange for as long as the calls come back to back). */
 static int measuring_waits(const learned *l) {
   return back_to_back(l) && spent(l);
-}
-
-/* Measuring, the calls turned back to back or apart: the samples of the
- * other kind are not compared with the new ones (a call apart costs a
- * whole call, a run per call what a loop pays; pat_auto_realized drops
- * those still due), so each row's count starts again. */
-static void measuring_kind(learned *l) {
-  int b2b = back_to_back(l);
-  if ((l->phase == PHASE_PROBE || l->phase == PHASE_EXPLORE) &&
-      l->kind != b2b) {
-    for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
-      if (l->measuring & (1ull << a))
-        l->from[a] = l->nmeas[a];
-    l->run_n = 0;
-  }
-  l->kind = b2b;
 }
 
 /* Moves the measuring of class l on from what came in; returns 1 if the
@@ -1332,16 +1312,20 @@ static void run_sample(learned *l, const pending *w, long call, double seconds,
 }
 
 /* Where call w's time goes, for the measuring: to its row's runs (1:
- * decided back to back, and the calls still come so: run_sample), to its
- * ring as it came (0: apart, or not measured), or nowhere (-1: decided
- * back to back or apart, and the calls no longer come so:
- * measuring_kind). */
+ * decided back to back: run_sample) or to its ring as it came (0: decided
+ * apart, or not measured).  A spell's samples are of one kind while it
+ * lasts; at its ends the ring may hold both.  Restarting the counts there
+ * lost more: on a real node (8 ranks on 2 cores, two calls per
+ * iteration) a spell ends by chance every few dozen calls (three calls in
+ * a row came apart), and rows whose counts restarted had no figure when
+ * the budget ran out, so the model's pick ran unchecked (7 of 12 runs
+ * settled on radixk or butterfly, 1.7-2x binomial's time). */
 static int sample_kind(const learned *l, const pending *w) {
   if (pat_alg_table[w->ran]->uses_arrivals ||
       (l->phase != PHASE_PROBE && l->phase != PHASE_EXPLORE) ||
       !(l->measuring & (1ull << w->ran)))
     return 0;
-  return w->spell != back_to_back(l) ? -1 : w->spell;
+  return w->spell;
 }
 
 void pat_auto_realized(pat_auto *s, long call, double seconds,
@@ -1642,7 +1626,6 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
     if (l->phase == PHASE_SETTLED && l->settled_row >= 0 &&
         (int)s->blind != l->settled_row && l->nmeas[s->blind] == 0)
       l->phase = remeasure(l);
-    measuring_kind(l);
     if (advance(s, l, p, props))
       choose(s, p, props, skim); /* the corrections changed */
     if (l->phase == PHASE_SETTLED && was != PHASE_SETTLED && was != PHASE_NEW)
