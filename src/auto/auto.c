@@ -1009,7 +1009,7 @@ static int budget(const learned *l) {
   return PAT_AUTO_SPEND * rows_in(l->measuring);
 }
 
-static int spent(const learned *l) {
+static int budget_spent(const learned *l) {
   return back_to_back(l) ? l->spent_b2b >= 2 * budget(l)
                          : l->spent >= budget(l);
 }
@@ -1018,7 +1018,7 @@ static int spent(const learned *l) {
  * apart): no row is measured, and the pace is as if settled (else every
  * call would exchange for as long as the calls come back to back). */
 static int measuring_waits(const learned *l) {
-  return back_to_back(l) && spent(l);
+  return back_to_back(l) && budget_spent(l);
 }
 
 /* Moves the measuring of class l on from what came in; returns 1 if the
@@ -1050,7 +1050,7 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
       if ((l->measuring & ~l->dropped & (1ull << a)) &&
           fresh(l, a) < PAT_AUTO_SAMPLES)
         done = 0;
-    if (!done && !spent(l))
+    if (!done && !budget_spent(l))
       return 0;
     if (l->phase == PHASE_PROBE) {
       /* the model's pick and binomial: if both run as their model says
@@ -1116,8 +1116,7 @@ static int measure_row(const pat_auto *s, learned *l,
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
     if (l->measuring & ~l->dropped & (1ull << a)) {
       /* back to back, not counting the calls in flight: the row runs
-       * consecutive calls until its samples come, and each call after
-       * the first measures its period */
+       * consecutive calls until its samples come (its runs: run_sample) */
       int n =
           (int)fresh(l, a) + (back_to_back(l) ? 0 : in_flight(s, s->cur, a));
       if (pat_alg_unmet(pat_alg_table[a], props) != 0)
@@ -1155,7 +1154,7 @@ static pat_reduce_alg interim(const learned *l, const pat_sched_params *p,
   int best = -1;
   if (l->phase != PHASE_PROBE && l->phase != PHASE_EXPLORE)
     return pick;
-  if (back_to_back(l)) /* measuring by periods: binomial, if allowed */
+  if (back_to_back(l)) /* measuring by runs: binomial, if allowed */
     return counted(PAT_REDUCE_ALG_BINOMIAL, p, props, 0,
                    pat_config_get()->candidates)
                ? PAT_REDUCE_ALG_BINOMIAL
@@ -1271,6 +1270,13 @@ static void drifted(learned *l, int a, double r, int quiet) {
   }
 }
 
+/* Adds a sample of row a to the measuring's rings: its time and its
+ * ratio over the estimate. */
+static void add_sample(learned *l, int a, double seconds, double ratio) {
+  l->secs[a][l->nmeas[a] % PAT_AUTO_SAMPLES] = seconds;
+  l->meas[a][l->nmeas[a]++ % PAT_AUTO_SAMPLES] = ratio;
+}
+
 /* Measuring while the calls come back to back, a row's samples are its
  * runs' times per call (see "Back to back"): a run is the row's
  * consecutive calls from one that came apart; after its k-th call back
@@ -1307,8 +1313,7 @@ static void run_sample(learned *l, const pending *w, long call, double seconds,
   l->run_ratio += iv / est; /* each call over its own estimate */
   l->run_n++;
   l->run_last = call;
-  l->secs[a][l->nmeas[a] % PAT_AUTO_SAMPLES] = l->run_sum / l->run_n;
-  l->meas[a][l->nmeas[a]++ % PAT_AUTO_SAMPLES] = l->run_ratio / l->run_n;
+  add_sample(l, a, l->run_sum / l->run_n, l->run_ratio / l->run_n);
 }
 
 /* Where call w's time goes, for the measuring: to its row's runs (1:
@@ -1371,10 +1376,8 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
       run_sample(l, w, call, seconds, intervals);
     if (l->warm & (1ull << a)) {
       add_noise(l, log(raw));
-      if (kind == 0) {
-        l->secs[a][l->nmeas[a] % PAT_AUTO_SAMPLES] = seconds;
-        l->meas[a][l->nmeas[a]++ % PAT_AUTO_SAMPLES] = raw;
-      }
+      if (kind == 0)
+        add_sample(l, a, seconds, raw);
       drifted(l, a, raw, w->spread < 0.1 * seconds);
     }
     l->warm |= 1ull << a;

@@ -417,9 +417,10 @@ static void test_idle(void) {
     arrived_at[k] = stamp;
     idle[k] = pat_state_idle_nth(ps, 0, &idle_of[k]);
     took[k] = pat_state_realized_nth(ps, 0, &took_of[k]);
-    for (int r = 0; r < MAX_RANKS; r++) {
+    {
       const double *all = pat_state_intervals_nth(ps, 0);
-      iv[k][r] = all != NULL && r < size && isfinite(all[r]) ? all[r] : -1;
+      for (int r = 0; r < MAX_RANKS; r++)
+        iv[k][r] = all != NULL && r < size && isfinite(all[r]) ? all[r] : -1;
     }
   }
   /* alike on every rank (NAN compares as -1); the realized time is the

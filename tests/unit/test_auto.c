@@ -577,12 +577,14 @@ static void realized_two_back(pat_auto *au, const pat_sched_params *p,
     double t = pat_alg_table[r]->uses_arrivals
                    ? pat_clairvoyant_estimate(p, arr)
                    : pat_alg_table[r]->estimate(p);
+    double period;
     balanced.arrivals = NULL;
+    period = pat_alg_table[r]->uses_arrivals
+                 ? t
+                 : pat_alg_table[r]->estimate(&balanced);
     assert_true(p->nranks <= MAX_P);
     for (int i = 0; i < p->nranks; i++)
-      intervals[i] = f * (pat_alg_table[r]->uses_arrivals
-                              ? t
-                              : pat_alg_table[r]->estimate(&balanced));
+      intervals[i] = f * period;
     pat_auto_realized(au, k - 2, f * t, intervals);
   }
 }
