@@ -143,7 +143,17 @@
  * arrivals at its balanced estimate plus the spread (row_estimate: the
  * model's response to arrivals is not trusted for a row it misjudged).
  * Times are compared, not ratios taken as they came: the PAT layer
- * refits the model during the first calls.  Settled, the chosen row's
+ * refits the model during the first calls.  The times are of quiet calls
+ * (arrivals spread over under PAT_AUTO_QUIET_SPREAD of the time) once a
+ * row measured has one: a call whose ranks came apart measures how long
+ * the rows waited, and the row that waits most is not the slowest (SMPI,
+ * P = 64, 64 KiB, a benchmark's warm-up calls back to back across rows,
+ * where the root comes last: radixk's such call took 7.6x its balanced
+ * time, binomial's 2x, so radixk's slowest call was slower than
+ * binomial's fastest, the probe did not find it ahead, every row was
+ * measured, and the first 16 calls took 1.24x radixk's median, 1.02x
+ * now); where no call came quiet (a code whose ranks are always apart),
+ * every call counts (quiet_view).  Settled, the chosen row's
  * ratios are watched: once PAT_AUTO_SAMPLES quiet calls in
  * a row are off the median of its first ones by over PAT_AUTO_DRIFT
  * (another job, another placement), every row is measured again.
@@ -335,6 +345,10 @@ _Static_assert(PAT_AUTO_EVIDENCE >= 2 && PAT_AUTO_EVIDENCE <= PAT_AUTO_WINDOW,
 #define PAT_AUTO_DRIFT 2.0
 #define PAT_AUTO_SPEND (4 * PAT_AUTO_SAMPLES)
 #define PAT_AUTO_BEHIND 1.5
+/* A quiet call: its arrivals spread over less than this share of its
+ * realized time (the settled choice's drift and the measuring's figures
+ * count such calls; see "Measured rows"). */
+#define PAT_AUTO_QUIET_SPREAD 0.1
 /* a measured correction's range (medians: not clamped as tightly as the
  * running means; pipeline's model was 6x off on that node) */
 #define PAT_AUTO_MEAS_MAX 64.0
@@ -383,6 +397,12 @@ typedef struct learned {
   double meas[PAT_REDUCE_ALG_COUNT][PAT_AUTO_SAMPLES];
   double secs[PAT_REDUCE_ALG_COUNT][PAT_AUTO_SAMPLES]; /* realized times */
   long nmeas[PAT_REDUCE_ALG_COUNT];
+  /* the realized times of quiet calls alone (a ring, newest at nquiet -
+   * 1; runs back to back count), nquiet when the measuring began, and
+   * whether the figures read them (advance, quiet_view) */
+  double qsecs[PAT_REDUCE_ALG_COUNT][PAT_AUTO_SAMPLES];
+  long nquiet[PAT_REDUCE_ALG_COUNT], qfrom[PAT_REDUCE_ALG_COUNT];
+  int by_quiet;
   int phase;
   unsigned long long measuring;
   unsigned long long warm;         /* rows with a measured call */
@@ -445,17 +465,17 @@ enum {
   PHASE_DRIFTED  /* the settled choice's figure moved: measure every row */
 };
 
-/* The j-th newest of a ring of row a's measures (j = 0: the latest). */
-static double newest(const learned *l, const double *ring, int a, long j) {
-  return ring[(l->nmeas[a] - 1 - j) % PAT_AUTO_SAMPLES];
+/* The j-th newest of a ring of count measures (j = 0: the latest). */
+static double newest(const double *ring, long count, long j) {
+  return ring[(count - 1 - j) % PAT_AUTO_SAMPLES];
 }
 
-/* The median of the last n of a ring of row a's measures (n <= its count
- * and PAT_AUTO_SAMPLES). */
-static double median_of(const learned *l, const double *ring, int a, long n) {
+/* The median of the last n of a ring of count measures (n <= count and
+ * PAT_AUTO_SAMPLES). */
+static double median_of(const double *ring, long count, long n) {
   double v[PAT_AUTO_SAMPLES];
   for (long j = 0; j < n; j++) {
-    double x = newest(l, ring, a, j);
+    double x = newest(ring, count, j);
     long i = j;
     for (; i > 0 && v[i - 1] > x; i--)
       v[i] = v[i - 1];
@@ -464,15 +484,48 @@ static double median_of(const learned *l, const double *ring, int a, long n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Row a's measures since the measuring began, up to PAT_AUTO_SAMPLES. */
-static long fresh(const learned *l, int a) {
-  long n = l->nmeas[a] - l->from[a];
+/* Row a's measures since the measuring began, up to PAT_AUTO_SAMPLES:
+ * of quiet calls, or of all. */
+static long fresh_of(const learned *l, int a, int quiet) {
+  long n = quiet ? l->nquiet[a] - l->qfrom[a] : l->nmeas[a] - l->from[a];
   return n < PAT_AUTO_SAMPLES ? n : PAT_AUTO_SAMPLES;
+}
+
+/* Whether a row being measured has a quiet call since the measuring
+ * began: then the measuring counts quiet calls, and takes its figures
+ * from them if every row gets enough within the budget (advance). */
+static int quiet_seen(const learned *l) {
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    if ((l->measuring & (1ull << a)) && fresh_of(l, a, 1) > 0)
+      return 1;
+  return 0;
+}
+
+/* Whether row a's figures read its quiet calls: where learned.by_quiet
+ * says so and it has one (a row dropped far behind may have none: then
+ * all its calls, which only put it further behind). */
+static int quiet_view(const learned *l, int a) {
+  return l->by_quiet && fresh_of(l, a, 1) > 0;
+}
+
+/* Row a's measures that its figures read. */
+static long fresh(const learned *l, int a) {
+  return fresh_of(l, a, quiet_view(l, a));
+}
+
+/* Row a's j-th newest realized time that its figures read. */
+static double row_sample(const learned *l, int a, long j) {
+  return quiet_view(l, a) ? newest(l->qsecs[a], l->nquiet[a], j)
+                          : newest(l->secs[a], l->nmeas[a], j);
 }
 
 /* Row a's median realized time since the measuring began (0: none). */
 static double row_time(const learned *l, int a) {
-  return fresh(l, a) > 0 ? median_of(l, l->secs[a], a, fresh(l, a)) : 0;
+  if (fresh(l, a) == 0)
+    return 0;
+  return quiet_view(l, a)
+             ? median_of(l->qsecs[a], l->nquiet[a], fresh(l, a))
+             : median_of(l->secs[a], l->nmeas[a], fresh(l, a));
 }
 
 /* Row a's fastest realized time since the measuring began (INFINITY:
@@ -480,7 +533,7 @@ static double row_time(const learned *l, int a) {
 static double row_bound(const learned *l, int a, int slowest) {
   double v = slowest ? 0 : INFINITY;
   for (long j = 0; j < fresh(l, a); j++) {
-    double x = newest(l, l->secs[a], a, j);
+    double x = row_sample(l, a, j);
     if (slowest ? x > v : x < v)
       v = x;
   }
@@ -919,9 +972,12 @@ static int in_flight(const pat_auto *s, int cls, int a) {
 /* Begins measuring rows (keeping the ratios of rows measured already). */
 static void measure(learned *l, int phase, unsigned long long rows) {
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
-    if ((rows & (1ull << a)) && !(l->measuring & (1ull << a)))
+    if ((rows & (1ull << a)) && !(l->measuring & (1ull << a))) {
       l->from[a] = l->nmeas[a];
+      l->qfrom[a] = l->nquiet[a];
+    }
   l->measuring |= rows;
+  l->by_quiet = 0; /* until the measuring ends (advance) */
   l->phase = phase;
   l->spent = l->spent_b2b = 0;
   l->run_n = 0;
@@ -1048,10 +1104,12 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
   case PHASE_EXPLORE:
     for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
       if ((l->measuring & ~l->dropped & (1ull << a)) &&
-          fresh(l, a) < PAT_AUTO_SAMPLES)
+          fresh_of(l, a, quiet_seen(l)) < PAT_AUTO_SAMPLES)
         done = 0;
     if (!done && !budget_spent(l))
       return 0;
+    /* else (the budget spent, or no call quiet) every call counts */
+    l->by_quiet = done && quiet_seen(l);
     if (l->phase == PHASE_PROBE) {
       /* the model's pick and binomial: if both run as their model says
        * within PAT_AUTO_AGREE of each other, the model ranks right */
@@ -1117,8 +1175,8 @@ static int measure_row(const pat_auto *s, learned *l,
     if (l->measuring & ~l->dropped & (1ull << a)) {
       /* back to back, not counting the calls in flight: the row runs
        * consecutive calls until its samples come (its runs: run_sample) */
-      int n =
-          (int)fresh(l, a) + (back_to_back(l) ? 0 : in_flight(s, s->cur, a));
+      int n = (int)fresh_of(l, a, quiet_seen(l)) +
+              (back_to_back(l) ? 0 : in_flight(s, s->cur, a));
       if (pat_alg_unmet(pat_alg_table[a], props) != 0)
         unserved |= n < PAT_AUTO_SAMPLES;
       else if (n < best_n) {
@@ -1259,7 +1317,7 @@ static void drifted(learned *l, int a, double r, int quiet) {
       l->nmeas[a] - l->settled_at < PAT_AUTO_SAMPLES)
     return;
   if (!(l->settled_ratio > 0))
-    l->settled_ratio = median_of(l, l->meas[a], a, PAT_AUTO_SAMPLES);
+    l->settled_ratio = median_of(l->meas[a], l->nmeas[a], PAT_AUTO_SAMPLES);
   else if (!(r > PAT_AUTO_DRIFT * l->settled_ratio ||
              r * PAT_AUTO_DRIFT < l->settled_ratio))
     l->drifting = 0;
@@ -1271,10 +1329,14 @@ static void drifted(learned *l, int a, double r, int quiet) {
 }
 
 /* Adds a sample of row a to the measuring's rings: its time and its
- * ratio over the estimate. */
-static void add_sample(learned *l, int a, double seconds, double ratio) {
+ * ratio over the estimate, and if the call was quiet its time to those of
+ * quiet calls. */
+static void add_sample(learned *l, int a, double seconds, double ratio,
+                       int quiet) {
   l->secs[a][l->nmeas[a] % PAT_AUTO_SAMPLES] = seconds;
   l->meas[a][l->nmeas[a]++ % PAT_AUTO_SAMPLES] = ratio;
+  if (quiet)
+    l->qsecs[a][l->nquiet[a]++ % PAT_AUTO_SAMPLES] = seconds;
 }
 
 /* Measuring while the calls come back to back, a row's samples are its
@@ -1313,7 +1375,7 @@ static void run_sample(learned *l, const pending *w, long call, double seconds,
   l->run_ratio += iv / est; /* each call over its own estimate */
   l->run_n++;
   l->run_last = call;
-  add_sample(l, a, l->run_sum / l->run_n, l->run_ratio / l->run_n);
+  add_sample(l, a, l->run_sum / l->run_n, l->run_ratio / l->run_n, 1);
 }
 
 /* Where call w's time goes, for the measuring: to its row's runs (1:
@@ -1375,10 +1437,11 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
     if (kind == 1)
       run_sample(l, w, call, seconds, intervals);
     if (l->warm & (1ull << a)) {
+      int quiet = w->spread < PAT_AUTO_QUIET_SPREAD * seconds;
       add_noise(l, log(raw));
       if (kind == 0)
-        add_sample(l, a, seconds, raw);
-      drifted(l, a, raw, w->spread < 0.1 * seconds);
+        add_sample(l, a, seconds, raw, quiet);
+      drifted(l, a, raw, quiet);
     }
     l->warm |= 1ull << a;
     /* over the row's measured correction: the machine, not the row */
