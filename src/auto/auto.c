@@ -143,18 +143,22 @@
  * arrivals at its balanced estimate plus the spread (row_estimate: the
  * model's response to arrivals is not trusted for a row it misjudged).
  * Times are compared, not ratios taken as they came: the PAT layer
- * refits the model during the first calls.  The times are of quiet calls
- * (arrivals spread over under PAT_AUTO_QUIET_SPREAD of the time) once a
- * row measured has one: a call whose ranks came apart measures how long
- * the rows waited, and the row that waits most is not the slowest (SMPI,
- * P = 64, 64 KiB, a benchmark's warm-up calls back to back across rows,
- * where the root comes last: radixk's such call took 7.6x its balanced
- * time, binomial's 2x, so radixk's slowest call was slower than
- * binomial's fastest, the probe did not find it ahead, every row was
- * measured, and the first 16 calls took 1.24x radixk's median, 1.02x
- * now); where no call came quiet (a code whose ranks are always apart),
- * every call counts (quiet_view).  Settled, the chosen row's
- * ratios are watched: once PAT_AUTO_SAMPLES quiet calls in
+ * refits the model during the first calls.  Calm calls (arrivals spread
+ * over under PAT_AUTO_CALM_SPREAD of the time) are what counts: a call
+ * whose ranks came apart measures how long the rows waited, and the row
+ * that waits most is not the slowest (SMPI, P = 64, 64 KiB, a benchmark's
+ * warm-up calls back to back across rows, where the root comes last:
+ * radixk's such call took 7.6x its balanced time, binomial's 2x, so
+ * radixk's slowest call was slower than binomial's fastest, the probe
+ * did not find it ahead, every row was measured, and the first 16 calls
+ * took 1.24x radixk's median; 1.02x now).  Once a measured row had a
+ * calm call, the measuring counts calm calls, and a row's figures
+ * (median, fastest, slowest: the verdict, the drop, interim) read its
+ * calm calls if it has one (row_ring); where none came, every call
+ * counts, once each row has 2 PAT_AUTO_SAMPLES (a code whose ranks are
+ * always apart; a few skewed calls at the start do not decide alone).
+ * Settled, the chosen row's
+ * ratios are watched: once PAT_AUTO_SAMPLES calm calls in
  * a row are off the median of its first ones by over PAT_AUTO_DRIFT
  * (another job, another placement), every row is measured again.
  * Everything is decided from exchanged stamps at the same calls, so alike
@@ -333,7 +337,7 @@ _Static_assert(PAT_AUTO_EVIDENCE >= 2 && PAT_AUTO_EVIDENCE <= PAT_AUTO_WINDOW,
 /* Measured rows: realized times per row measured (their median is the
  * row's figure), the share by which the model's pick and binomial may
  * differ from their model before every row is measured, the factor by
- * which the settled choice's ratio may move (on PAT_AUTO_SAMPLES quiet
+ * which the settled choice's ratio may move (on PAT_AUTO_SAMPLES calm
  * calls in a row) before they are measured again (1.5 on a median once:
  * on this project's oversubscribed 2-core node the medians moved that
  * much every few dozen calls), the exchanged calls a
@@ -345,10 +349,10 @@ _Static_assert(PAT_AUTO_EVIDENCE >= 2 && PAT_AUTO_EVIDENCE <= PAT_AUTO_WINDOW,
 #define PAT_AUTO_DRIFT 2.0
 #define PAT_AUTO_SPEND (4 * PAT_AUTO_SAMPLES)
 #define PAT_AUTO_BEHIND 1.5
-/* A quiet call: its arrivals spread over less than this share of its
+/* A calm call: its arrivals spread over less than this share of its
  * realized time (the settled choice's drift and the measuring's figures
  * count such calls; see "Measured rows"). */
-#define PAT_AUTO_QUIET_SPREAD 0.1
+#define PAT_AUTO_CALM_SPREAD 0.1
 /* a measured correction's range (medians: not clamped as tightly as the
  * running means; pipeline's model was 6x off on that node) */
 #define PAT_AUTO_MEAS_MAX 64.0
@@ -397,12 +401,10 @@ typedef struct learned {
   double meas[PAT_REDUCE_ALG_COUNT][PAT_AUTO_SAMPLES];
   double secs[PAT_REDUCE_ALG_COUNT][PAT_AUTO_SAMPLES]; /* realized times */
   long nmeas[PAT_REDUCE_ALG_COUNT];
-  /* the realized times of quiet calls alone (a ring, newest at nquiet -
-   * 1; runs back to back count), nquiet when the measuring began, and
-   * whether the figures read them (advance, quiet_view) */
-  double qsecs[PAT_REDUCE_ALG_COUNT][PAT_AUTO_SAMPLES];
-  long nquiet[PAT_REDUCE_ALG_COUNT], qfrom[PAT_REDUCE_ALG_COUNT];
-  int by_quiet;
+  /* the realized times of calm calls alone (a ring, newest at ncalm -
+   * 1), and ncalm when the measuring began (see "Measured rows") */
+  double csecs[PAT_REDUCE_ALG_COUNT][PAT_AUTO_SAMPLES];
+  long ncalm[PAT_REDUCE_ALG_COUNT], cfrom[PAT_REDUCE_ALG_COUNT];
   int phase;
   unsigned long long measuring;
   unsigned long long warm;         /* rows with a measured call */
@@ -423,7 +425,7 @@ typedef struct learned {
   long soon_apart; /* the score apart it last asked the next exchange for */
   long settled_at; /* its nmeas then */
   double settled_ratio;
-  int drifting; /* its last quiet ratios off it by PAT_AUTO_DRIFT, in a row */
+  int drifting; /* its last calm ratios off it by PAT_AUTO_DRIFT, in a row */
   /* the exchange's pace (see "Pace"): the factor on the automatic
    * interval, and the observed calls since it last changed that used no
    * prediction (blind, or the aware choice was the blind one) */
@@ -484,56 +486,57 @@ static double median_of(const double *ring, long count, long n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Row a's measures since the measuring began, up to PAT_AUTO_SAMPLES:
- * of quiet calls, or of all. */
-static long fresh_of(const learned *l, int a, int quiet) {
-  long n = quiet ? l->nquiet[a] - l->qfrom[a] : l->nmeas[a] - l->from[a];
+/* Row a's calls measured since the measuring began: calm ones, or all. */
+static long calls_of(const learned *l, int a, int calm) {
+  return calm ? l->ncalm[a] - l->cfrom[a] : l->nmeas[a] - l->from[a];
+}
+
+/* Row a's ring that its figures read, and its count: its calm calls'
+ * if it had one since the measuring began, else all its calls' (see
+ * "Measured rows"). */
+static const double *row_ring(const learned *l, int a, long *count) {
+  int calm = calls_of(l, a, 1) > 0;
+  *count = calm ? l->ncalm[a] : l->nmeas[a];
+  return calm ? l->csecs[a] : l->secs[a];
+}
+
+/* Row a's measures that its figures read, up to PAT_AUTO_SAMPLES. */
+static long fresh(const learned *l, int a) {
+  long n = calls_of(l, a, calls_of(l, a, 1) > 0);
   return n < PAT_AUTO_SAMPLES ? n : PAT_AUTO_SAMPLES;
 }
 
-/* Whether a row being measured has a quiet call since the measuring
- * began: then the measuring counts quiet calls, and takes its figures
- * from them if every row gets enough within the budget (advance). */
-static int quiet_seen(const learned *l) {
+/* Whether a row being measured had a calm call since the measuring
+ * began: then the measuring counts calm calls. */
+static int calm_seen(const learned *l) {
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
-    if ((l->measuring & (1ull << a)) && fresh_of(l, a, 1) > 0)
+    if ((l->measuring & (1ull << a)) && calls_of(l, a, 1) > 0)
       return 1;
   return 0;
 }
 
-/* Whether row a's figures read its quiet calls: where learned.by_quiet
- * says so and it has one (a row dropped far behind may have none: then
- * all its calls, which only put it further behind). */
-static int quiet_view(const learned *l, int a) {
-  return l->by_quiet && fresh_of(l, a, 1) > 0;
-}
-
-/* Row a's measures that its figures read. */
-static long fresh(const learned *l, int a) {
-  return fresh_of(l, a, quiet_view(l, a));
-}
-
-/* Row a's j-th newest realized time that its figures read. */
-static double row_sample(const learned *l, int a, long j) {
-  return quiet_view(l, a) ? newest(l->qsecs[a], l->nquiet[a], j)
-                          : newest(l->secs[a], l->nmeas[a], j);
+/* The calls row a still needs measured (calm: calm_seen): PAT_AUTO_SAMPLES
+ * calm ones, or where none came twice that of any. */
+static long still_needs(const learned *l, int a, int calm) {
+  long n = (calm ? 1 : 2) * PAT_AUTO_SAMPLES - calls_of(l, a, calm);
+  return n > 0 ? n : 0;
 }
 
 /* Row a's median realized time since the measuring began (0: none). */
 static double row_time(const learned *l, int a) {
-  if (fresh(l, a) == 0)
-    return 0;
-  return quiet_view(l, a)
-             ? median_of(l->qsecs[a], l->nquiet[a], fresh(l, a))
-             : median_of(l->secs[a], l->nmeas[a], fresh(l, a));
+  long count;
+  const double *ring = row_ring(l, a, &count);
+  return fresh(l, a) > 0 ? median_of(ring, count, fresh(l, a)) : 0;
 }
 
 /* Row a's fastest realized time since the measuring began (INFINITY:
  * none), or with slowest its slowest (0: none). */
 static double row_bound(const learned *l, int a, int slowest) {
   double v = slowest ? 0 : INFINITY;
+  long count;
+  const double *ring = row_ring(l, a, &count);
   for (long j = 0; j < fresh(l, a); j++) {
-    double x = row_sample(l, a, j);
+    double x = newest(ring, count, j);
     if (slowest ? x > v : x < v)
       v = x;
   }
@@ -974,10 +977,9 @@ static void measure(learned *l, int phase, unsigned long long rows) {
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
     if ((rows & (1ull << a)) && !(l->measuring & (1ull << a))) {
       l->from[a] = l->nmeas[a];
-      l->qfrom[a] = l->nquiet[a];
+      l->cfrom[a] = l->ncalm[a];
     }
   l->measuring |= rows;
-  l->by_quiet = 0; /* until the measuring ends (advance) */
   l->phase = phase;
   l->spent = l->spent_b2b = 0;
   l->run_n = 0;
@@ -1082,7 +1084,7 @@ static int measuring_waits(const learned *l) {
 static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
                    const pat_call_props *props) {
   const int bin = PAT_REDUCE_ALG_BINOMIAL;
-  int done = 1;
+  int done = 1, calm = calm_seen(l);
   switch (l->phase) {
   case PHASE_NEW: {
     unsigned long long rows = blind_rows(p, props);
@@ -1104,12 +1106,10 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
   case PHASE_EXPLORE:
     for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
       if ((l->measuring & ~l->dropped & (1ull << a)) &&
-          fresh_of(l, a, quiet_seen(l)) < PAT_AUTO_SAMPLES)
+          still_needs(l, a, calm) > 0)
         done = 0;
     if (!done && !budget_spent(l))
       return 0;
-    /* else (the budget spent, or no call quiet) every call counts */
-    l->by_quiet = done && quiet_seen(l);
     if (l->phase == PHASE_PROBE) {
       /* the model's pick and binomial: if both run as their model says
        * within PAT_AUTO_AGREE of each other, the model ranks right */
@@ -1156,31 +1156,34 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
  * on ties), while it has fewer than PAT_AUTO_SAMPLES. */
 static int measure_row(const pat_auto *s, learned *l,
                        const pat_call_props *props) {
-  int best = -1, best_n = PAT_AUTO_SAMPLES, unserved = 0;
+  int best = -1, calm = calm_seen(l), unserved = 0;
+  long best_need = 0;
   double lead = INFINITY;
   if (l->phase != PHASE_PROBE && l->phase != PHASE_EXPLORE)
     return -1;
   /* exploring, a row measured at over PAT_AUTO_BEHIND times the leader's
    * time even at its best is measured no more (its median stays far
-   * behind; an oversubscribed node, P = 8, 512 KiB: pipeline 2-3x) */
+   * behind; an oversubscribed node, P = 8, 512 KiB: pipeline 2-3x); once
+   * calm calls count, not a row that had none (its calls measured waits) */
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
     if ((l->measuring & (1ull << a)) && fresh(l, a) > 0 &&
         row_time(l, a) < lead)
       lead = row_time(l, a);
   for (int a = 0; l->phase == PHASE_EXPLORE && a < PAT_REDUCE_ALG_COUNT; a++)
     if ((l->measuring & (1ull << a)) && fresh(l, a) > 0 &&
+        (!calm || calls_of(l, a, 1) > 0) &&
         row_bound(l, a, 0) > PAT_AUTO_BEHIND * lead)
       l->dropped |= 1ull << a;
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
     if (l->measuring & ~l->dropped & (1ull << a)) {
       /* back to back, not counting the calls in flight: the row runs
        * consecutive calls until its samples come (its runs: run_sample) */
-      int n = (int)fresh_of(l, a, quiet_seen(l)) +
-              (back_to_back(l) ? 0 : in_flight(s, s->cur, a));
+      long need = still_needs(l, a, calm) -
+                  (back_to_back(l) ? 0 : in_flight(s, s->cur, a));
       if (pat_alg_unmet(pat_alg_table[a], props) != 0)
-        unserved |= n < PAT_AUTO_SAMPLES;
-      else if (n < best_n) {
-        best_n = n;
+        unserved |= need > 0;
+      else if (need > best_need) {
+        best_need = need;
         best = a;
       }
     }
@@ -1307,13 +1310,13 @@ void pat_auto_observed(pat_auto *s, const double *actual, long call,
  * settled choice set its figure (their median); once PAT_AUTO_SAMPLES
  * ratios in a row are off it by more than PAT_AUTO_DRIFT, every row is
  * measured again (the machine changed: another job, another placement).
- * Only quiet calls (arrivals within a tenth of the realized time) count:
+ * Only calm calls (arrivals within PAT_AUTO_CALM_SPREAD of the time) count:
  * the estimates of ring, butterfly and radix-k under late ranks are
  * their balanced formulas plus the spread, so a new arrival pattern moves
  * their ratios (SMPI, P = 64, 1 MiB: a rank late made radixk's ratio
  * drift and every row was measured again). */
-static void drifted(learned *l, int a, double r, int quiet) {
-  if (l->phase != PHASE_SETTLED || a != l->settled_row || !quiet ||
+static void drifted(learned *l, int a, double r, int calm) {
+  if (l->phase != PHASE_SETTLED || a != l->settled_row || !calm ||
       l->nmeas[a] - l->settled_at < PAT_AUTO_SAMPLES)
     return;
   if (!(l->settled_ratio > 0))
@@ -1329,14 +1332,14 @@ static void drifted(learned *l, int a, double r, int quiet) {
 }
 
 /* Adds a sample of row a to the measuring's rings: its time and its
- * ratio over the estimate, and if the call was quiet its time to those of
- * quiet calls. */
+ * ratio over the estimate, and if the call was calm its time to those of
+ * calm calls. */
 static void add_sample(learned *l, int a, double seconds, double ratio,
-                       int quiet) {
+                       int calm) {
   l->secs[a][l->nmeas[a] % PAT_AUTO_SAMPLES] = seconds;
   l->meas[a][l->nmeas[a]++ % PAT_AUTO_SAMPLES] = ratio;
-  if (quiet)
-    l->qsecs[a][l->nquiet[a]++ % PAT_AUTO_SAMPLES] = seconds;
+  if (calm)
+    l->csecs[a][l->ncalm[a]++ % PAT_AUTO_SAMPLES] = seconds;
 }
 
 /* Measuring while the calls come back to back, a row's samples are its
@@ -1375,6 +1378,8 @@ static void run_sample(learned *l, const pending *w, long call, double seconds,
   l->run_ratio += iv / est; /* each call over its own estimate */
   l->run_n++;
   l->run_last = call;
+  /* calm: the intervals, most of it, are of calls back to back (their
+   * arrivals say nothing); the first call's spread is its share */
   add_sample(l, a, l->run_sum / l->run_n, l->run_ratio / l->run_n, 1);
 }
 
@@ -1437,11 +1442,11 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
     if (kind == 1)
       run_sample(l, w, call, seconds, intervals);
     if (l->warm & (1ull << a)) {
-      int quiet = w->spread < PAT_AUTO_QUIET_SPREAD * seconds;
+      int calm = w->spread < PAT_AUTO_CALM_SPREAD * seconds;
       add_noise(l, log(raw));
       if (kind == 0)
-        add_sample(l, a, seconds, raw, quiet);
-      drifted(l, a, raw, quiet);
+        add_sample(l, a, seconds, raw, calm);
+      drifted(l, a, raw, calm);
     }
     l->warm |= 1ull << a;
     /* over the row's measured correction: the machine, not the row */
