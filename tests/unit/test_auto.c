@@ -785,6 +785,7 @@ static unsigned drive_skewed(pat_auto *au, pat_sched_params *p,
     ran[k] = pat_auto_decide(au, p, props, k, 1, came, k - 1, &sw);
     rows |= 1u << ran[k];
   }
+  p->arrivals = NULL; /* zeros is this frame's */
   return rows;
 }
 
@@ -853,7 +854,6 @@ static void spread_calls_measure_no_row(void **state) {
   /* every 2nd or 3rd call skewed, the model's pick 3x, ring 0.5x
    * binomial's time: the rows are measured on the calm calls (a row is
    * dropped, or ranked, only by them once they come), and ring wins */
-  p.arrivals = NULL;
   for (int every = 2; every <= 3; every++) {
     for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
       factor[a] = a == (int)pick                     ? 3
