@@ -401,14 +401,21 @@ delay) and 2.539 (the last rank, the chain's leaf, late), and 6 of the
 mean pipeline takes 2.257 ms, radixk 2.197, auto 2.198 (1.000).  The
 means also show where `auto` learns: the first pattern of each size
 (`none`) holds its measuring calls (binomial against the model's pick,
-3 counted calls each) and its first plan on trial, 1.14-1.44x the best
-row's mean; by the mean, too, 1 MiB `odd` (1.12) holds slow calls
+3 counted calls each) and its first plan on trial, 1.14-1.65x the best
+row's mean.  The measuring counts calm calls (arrivals spread over under
+a tenth of the time): the warm-up's calls, run back to back across the
+rows, come with the root last, so one binomial call more is measured at
+64 KiB and 1 MiB than when every call counted (means 1.39 and 1.43
+then, medians the same); run alone at 64 KiB, where such a call of
+radixk (7.6x its time) failed the probe and sent `auto` measuring every
+row, the first pattern took 1.24x radixk's median then and 1.02x now.
+By the mean, too, 1 MiB `odd` (1.12) holds slow calls
 (plans run where the predictions pointed, before the scores turned
 `auto` blind).  Before this run's auto changes (while rows are
 measured, every call exchanged and the calls between run the row
 measured fastest; the pace stretched every 2 observed calls, was 8)
 64 KiB `odd` and 1 MiB `k-random:4` held two and three such calls
-(means 1.12 and 1.16, now 1.000 and 1.03) and 64 KiB `single` one
+(means 1.12 and 1.16, now 1.001 and 1.03) and 64 KiB `single` one
 clairvoyant call (mean 0.95, now 1.001); every median is as before or
 lower.  At 64 KiB
 with the last rank late `auto` ran its PAT-blind choice through the
