@@ -1084,7 +1084,7 @@ static int measuring_waits(const learned *l) {
 static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
                    const pat_call_props *props) {
   const int bin = PAT_REDUCE_ALG_BINOMIAL;
-  int done = 1, calm = calm_seen(l);
+  int done = 1;
   switch (l->phase) {
   case PHASE_NEW: {
     unsigned long long rows = blind_rows(p, props);
@@ -1104,7 +1104,7 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
     return 0;
   case PHASE_PROBE:
   case PHASE_EXPLORE:
-    for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    for (int a = 0, calm = calm_seen(l); a < PAT_REDUCE_ALG_COUNT; a++)
       if ((l->measuring & ~l->dropped & (1ull << a)) &&
           still_needs(l, a, calm) > 0)
         done = 0;
@@ -1151,9 +1151,10 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
 
 /* The row this exchanged call measures, or -1: of the rows being
  * measured that serve props (a size class's calls may differ in op or
- * layout: the measuring began on calls a row served), the one with the
- * fewest ratios come and due (back to back: come; the first in the table
- * on ties), while it has fewer than PAT_AUTO_SAMPLES. */
+ * layout: the measuring began on calls a row served), the one that still
+ * needs the most calls (still_needs, less its calls due; back to back:
+ * not counting those; the first in the table on ties), while it needs
+ * any. */
 static int measure_row(const pat_auto *s, learned *l,
                        const pat_call_props *props) {
   int best = -1, calm = calm_seen(l), unserved = 0;

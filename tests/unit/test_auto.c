@@ -747,6 +747,15 @@ static void measured_rows_overrule_the_model(void **state) {
   pat_auto_free(au);
 }
 
+/* The last of calls 0..n-1 that did not run row (-1: none). */
+static int last_off(const pat_reduce_alg *ran, int n, pat_reduce_alg row) {
+  int last = -1;
+  for (int k = 0; k < n; k++)
+    if (ran[k] != row)
+      last = k;
+  return last;
+}
+
 /* Whether call k is skewed under drive_skewed's every: every every-th
  * call, or (every <= 0) the first -every. */
 static int skewed_call(int every, int k) {
@@ -811,7 +820,7 @@ static void spread_calls_measure_no_row(void **state) {
   pat_reduce_alg ran[CALLS], pick;
   double factor[PAT_REDUCE_ALG_COUNT], bin;
   unsigned rows, pair;
-  int sw, last_other = -1;
+  int sw, last_other;
   (void)state;
   without_planning_rows();
   bin = pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&p);
@@ -825,10 +834,7 @@ static void spread_calls_measure_no_row(void **state) {
     assert_int_not_equal(pick, PAT_REDUCE_ALG_BINOMIAL); /* else no probe */
     pair = 1u << pick | 1u << PAT_REDUCE_ALG_BINOMIAL;
     rows = drive_skewed(au, &p, &props, factor, 2 * bin, -first, CALLS, ran);
-    last_other = -1;
-    for (int k = 0; k < CALLS; k++)
-      if (ran[k] != pick)
-        last_other = k;
+    last_other = last_off(ran, CALLS, pick);
     print_message("root late on the first %d calls: rows run %#x (the pick "
                   "%s and binomial: %#x), the last call off the pick %d\n",
                   first, rows, pat_reduce_algorithm_name(pick), pair,
@@ -863,10 +869,7 @@ static void spread_calls_measure_no_row(void **state) {
                                                      : 2;
     au = pat_auto_alloc(P);
     rows = drive_skewed(au, &p, &props, factor, 2 * bin, every, CALLS, ran);
-    last_other = -1;
-    for (int k = 0; k < CALLS; k++)
-      if (ran[k] != PAT_REDUCE_ALG_RING)
-        last_other = k;
+    last_other = last_off(ran, CALLS, PAT_REDUCE_ALG_RING);
     print_message("root late on every %d calls, ring 0.5x binomial's time: "
                   "rows run %#x, ring from call %d on\n",
                   every, rows, last_other + 1);
