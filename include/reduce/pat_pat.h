@@ -26,18 +26,39 @@ typedef struct pat_predictor pat_predictor;
  * the last W patterns, default 5), "last", "ema:A" (exponential moving
  * average, default 0.5), "trend:W" (per rank, a line through its last W
  * arrivals, default 8), "best" (of sma:5, ema:0.5, trend:8 and last, the
- * one with the smallest recent error); pat_predictor_specs lists them.
+ * one with the smallest recent error), "cycle:W" (sma:W, or where the
+ * arrivals repeat every 2 to 4 calls, the mean of the last W patterns in
+ * the predicted call's phase; default 5); pat_predictor_specs lists them.
  * Returns a pat_reduce_error; PAT_ERR_BAD_ENV for a bad spec, with a
  * message listing the valid ones in why (if not NULL). */
 int pat_predictor_alloc(const char *spec, int nranks, pat_predictor **out,
                         char *why, size_t whylen);
 void pat_predictor_free(pat_predictor *pred); /* accepts NULL */
 
-/* Feeds one call's arrival times (nranks entries, any common origin). */
+/* Feeds one call's arrival times (nranks entries, any common origin):
+ * the call after the last one observed. */
 int pat_predictor_observe(pat_predictor *pred, const double *arrivals);
 
-/* Writes the predicted relative arrival times (nranks entries). */
+/* The same for call number call, which must come after every call
+ * observed before (calls between that are not observed are not known):
+ * PAT_ERR_INVALID_ARG otherwise. */
+int pat_predictor_observe_at(pat_predictor *pred, const double *arrivals,
+                             long call);
+
+/* Writes the predicted relative arrival times (nranks entries) of the
+ * call after the last one observed. */
 int pat_predictor_predict(const pat_predictor *pred, double *out);
+
+/* The same for call number call, after the last one observed
+ * (PAT_ERR_INVALID_ARG otherwise). */
+int pat_predictor_predict_for(const pat_predictor *pred, long call,
+                              double *out);
+
+/* The cycle, in calls, that the predictions now follow: they depend on
+ * the call only through call modulo it; 1 where they do not depend on
+ * the call (every type but cycle, and cycle where the arrivals do not
+ * repeat). */
+int pat_predictor_cycle(const pat_predictor *pred);
 
 /* Calls observed so far. */
 long pat_predictor_observed(const pat_predictor *pred);

@@ -114,16 +114,17 @@ static void same_inputs_same_bits(void **state) {
 }
 
 static void bad_specs_list_the_valid_ones(void **state) {
-  const char *bad[] = {"",        "sma:",   "sma:0",   "sma:-2",  "sma:5x",
-                       "sma:2.5", "last:3", "ewma",    "smalast", "ema:0",
-                       "ema:1.5", "ema:x",  "trend:1", "best:2",  NULL};
+  const char *bad[] = {
+      "",        "sma:",   "sma:0",   "sma:-2",       "sma:5x",    "sma:2.5",
+      "last:3",  "ewma",   "smalast", "ema:0",        "ema:1.5",   "ema:x",
+      "trend:1", "best:2", "cycle:0", "cycle:100001", "cycle:2.5", NULL};
   char valid[512];
   (void)state;
   pat_predictor_specs(valid, sizeof valid);
   assert_string_equal(valid,
                       "sma, sma:W (W in 1..100000 calls), last, ema, ema:A "
                       "(A in 0.001..1), trend, trend:W (W in 2..100000 "
-                      "calls), best");
+                      "calls), best, cycle, cycle:W (W in 1..100000 calls)");
   for (int i = 0; bad[i]; i++) {
     pat_predictor *p = (pat_predictor *)bad;
     char why[600] = "";
@@ -234,6 +235,106 @@ static void best_picks_the_closest_member(void **state) {
   pat_predictor_free(sma);
   pat_predictor_free(trend);
   gsl_rng_free(rng);
+}
+
+/* A pattern of P ranks for call k of a cycle of q calls: in phase j
+ * rank (j * 5) % P is late by 1 + j (phase 0: nobody when balanced0),
+ * plus Gaussian noise of sd noise on every rank. */
+enum { CP = 16 };
+static void cycle_pattern(double *a, long k, int q, int balanced0, gsl_rng *rng,
+                          double noise) {
+  int j = (int)(k % q);
+  for (int r = 0; r < CP; r++)
+    a[r] = 2 + (noise > 0 ? gsl_ran_gaussian(rng, noise) : 0);
+  if (j > 0 || !balanced0)
+    a[(j * 5) % CP] += 1 + j;
+}
+
+/* cycle:W finds a flip (and a cycle of 3) from the calls it observed,
+ * predicts the phase of the call it is asked for (the calls between not
+ * observed, as with the PAT layer's lag), and is sma:W bit for bit where
+ * the arrivals do not cycle */
+static void cycle_predicts_the_phase(void **state) {
+  double a[CP], got[CP];
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  (void)state;
+  gsl_rng_set(rng, 11);
+  for (int q = 2; q <= 3; q++) {
+    pat_predictor *p = make("cycle:5", CP);
+    for (long k = 0; k < 12; k++) {
+      cycle_pattern(a, k, q, 0, rng, 0.01);
+      assert_int_equal(pat_predictor_observe_at(p, a, k), PAT_SUCCESS);
+    }
+    assert_int_equal(pat_predictor_cycle(p), q);
+    /* the next calls, up to a few cycles ahead: each in its phase */
+    for (long k = 12; k < 12 + 3 * q; k++) {
+      int late = (int)((k % q) * 5 % CP);
+      assert_int_equal(pat_predictor_predict_for(p, k, got), PAT_SUCCESS);
+      for (int r = 0; r < CP; r++)
+        assert_true(fabs(got[r] - (r == late ? 1 + k % q : 0)) < 0.05);
+    }
+    pat_predictor_free(p);
+  }
+  gsl_rng_free(rng);
+}
+
+/* Where the arrivals do not cycle (one pattern with noise, independent
+ * noise, a drift, a flip seen only every 8th call) cycle:W predicts
+ * sma:W's bits and follows no cycle. */
+static void cycle_is_sma_without_a_cycle(void **state) {
+  double a[CP], got[CP], want[CP];
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  (void)state;
+  gsl_rng_set(rng, 12);
+  for (int scene = 0; scene < 4; scene++) {
+    pat_predictor *p = make("cycle:5", CP), *sma = make("sma:5", CP);
+    for (long k = 0; k < 60; k++) {
+      long call = scene == 3 ? 8 * k : k;
+      if (scene == 0) /* one late rank, small noise */
+        cycle_pattern(a, 0, 1, 0, rng, 0.05);
+      else if (scene == 1) /* noise alone */
+        cycle_pattern(a, 0, 1, 1, rng, 1.0);
+      else if (scene == 2) /* every rank drifts */
+        for (int r = 0; r < CP; r++)
+          a[r] = 0.1 * r * k + gsl_ran_gaussian(rng, 0.05);
+      else /* a flip, observed at every 8th call: one phase only */
+        cycle_pattern(a, call, 2, 0, rng, 0.01);
+      pat_predictor_observe_at(p, a, call);
+      pat_predictor_observe(sma, a);
+      assert_int_equal(pat_predictor_cycle(p), 1);
+      pat_predictor_predict_for(p, call + 1 + k % 3, got);
+      pat_predictor_predict(sma, want);
+      assert_memory_equal(got, want, sizeof got);
+    }
+    pat_predictor_free(p);
+    pat_predictor_free(sma);
+  }
+  gsl_rng_free(rng);
+}
+
+/* A flip that stops: cycle goes back to sma once its phases stop
+ * predicting better; and the calls must come in order. */
+static void cycle_lets_go_and_calls_go_forward(void **state) {
+  double a[CP], out[CP];
+  long k;
+  pat_predictor *p = make("cycle:5", CP);
+  (void)state;
+  for (k = 0; k < 12; k++) {
+    cycle_pattern(a, k, 2, 1, NULL, 0);
+    pat_predictor_observe_at(p, a, k);
+  }
+  assert_int_equal(pat_predictor_cycle(p), 2);
+  for (; k < 40 && pat_predictor_cycle(p) != 1; k++) {
+    cycle_pattern(a, 0, 1, 0, NULL, 0); /* rank 0 late on every call */
+    pat_predictor_observe_at(p, a, k);
+  }
+  assert_int_equal(pat_predictor_cycle(p), 1);
+  assert_true(k < 20);
+  assert_int_equal(pat_predictor_observe_at(p, a, k - 1), PAT_ERR_INVALID_ARG);
+  assert_int_equal(pat_predictor_predict_for(p, k - 1, out),
+                   PAT_ERR_INVALID_ARG);
+  assert_int_equal(pat_predictor_predict_for(p, k, out), PAT_SUCCESS);
+  pat_predictor_free(p);
 }
 
 /* ---- cost model ---------------------------------------------------------- */
@@ -486,6 +587,9 @@ int main(void) {
       cmocka_unit_test(ema_weighs_the_new_pattern),
       cmocka_unit_test(trend_follows_a_drift),
       cmocka_unit_test(best_picks_the_closest_member),
+      cmocka_unit_test(cycle_predicts_the_phase),
+      cmocka_unit_test(cycle_is_sma_without_a_cycle),
+      cmocka_unit_test(cycle_lets_go_and_calls_go_forward),
       cmocka_unit_test(model_file_round_trip),
       cmocka_unit_test(bad_model_files_name_the_line),
       cmocka_unit_test(fit_recovers_noiseless_model),
