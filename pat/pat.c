@@ -191,9 +191,11 @@ struct pat_state {
   int base_class;
   double quiet_bytes;
   /* what predicted was last computed from: the predictor's observations
-   * (-1: none) and the rounding grid (it changes only with them) */
+   * (-1: none), the rounding grid (it changes only with them) and the
+   * call's phase in the predictor's cycle (pat_predictor_cycle) */
   long pred_seen;
   double pred_q;
+  long pred_phase;
 };
 
 static void kept_reset(kept *k) {
@@ -507,7 +509,7 @@ static int observe(pat_state *ps, pending *p) {
     memcpy(ps->hist + (size_t)(ps->nhist % PAT_OBSERVED_KEPT) * ps->nranks,
            ps->work, (size_t)ps->nranks * sizeof *ps->work);
     ps->hist_call[ps->nhist++ % PAT_OBSERVED_KEPT] = p->call;
-    pat_predictor_observe(ps->pred, ps->work);
+    pat_predictor_observe_at(ps->pred, ps->work, p->call);
     /* every rank's samples are from the same previous call */
     observe_kind(ps, p, TRANSFER);
     observe_kind(ps, p, COMBINE);
@@ -698,11 +700,19 @@ static int interval_now(const pat_state *ps, double bytes) {
   return bytes == ps->quiet_bytes ? paced_last(ps) : -1;
 }
 
+int pat_state_cycle(const pat_state *ps) {
+  return pat_predictor_cycle(ps->pred);
+}
+
 int pat_state_quiet(const pat_state *ps, double bytes) {
   long k = ps->calls;
   int every = interval_now(ps, bytes);
   int automatic = ps->cfg->exchange_interval < 0;
   if (every < 0 || ps->npending > 0)
+    return 0;
+  /* predictions that follow a cycle differ from call to call: a pick
+   * made for the call before need not stand */
+  if (pat_predictor_cycle(ps->pred) > 1)
     return 0;
   if (class_due(ps, ps->base_class, every))
     return 0; /* it exchanges (one that samples for the next is quiet) */
@@ -840,13 +850,16 @@ const double *pat_state_predict(pat_state *ps, double bytes, pat_model *model) {
   if (pat_state_model(ps, model)) {
     double q = pat_model_round_cost(model, bytes) / PAT_PREDICT_GRID;
     long seen = pat_predictor_observed(ps->pred);
-    if (seen == ps->pred_seen && q == ps->pred_q)
+    /* a predictor that follows a cycle predicts by the call's phase */
+    long phase = ps->calls % pat_predictor_cycle(ps->pred);
+    if (seen == ps->pred_seen && q == ps->pred_q && phase == ps->pred_phase)
       return ps->predicted; /* as computed last: nothing new observed */
-    pat_predictor_predict(ps->pred, ps->predicted);
+    pat_predictor_predict_for(ps->pred, ps->calls, ps->predicted);
     for (int r = 0; q > 0 && isfinite(q) && r < ps->nranks; r++)
       ps->predicted[r] = q * nearbyint(ps->predicted[r] / q);
     ps->pred_seen = seen;
     ps->pred_q = q;
+    ps->pred_phase = phase;
   } else {
     /* no model yet: balanced, where the tree does not depend on it */
     memset(ps->predicted, 0, (size_t)ps->nranks * sizeof *ps->predicted);

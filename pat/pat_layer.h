@@ -150,11 +150,15 @@ int pat_state_depart(pat_state *ps, double bytes);
  * holds for it as after an arrival): it starts no exchange, has
  * none to complete or progress, refreshes no clock, and its interval and
  * predictions are those of the call before (no observation since, the
- * same size).  Such a call may skip pat_state_arrive, the prediction and
- * pat_state_depart, and be counted with pat_state_skip instead: the layer
- * then stands as if it had arrived and departed.  The same on every rank
- * (exchanged data and the call's arguments). */
+ * same size, a predictor that follows no cycle).  Such a call may skip
+ * pat_state_arrive, the prediction and pat_state_depart, and be counted with
+ * pat_state_skip instead: the layer then stands as if it had arrived and
+ * departed.  The same on every rank (exchanged data and the call's arguments).
+ */
 int pat_state_quiet(const pat_state *ps, double bytes);
+/* The cycle the predictions follow (pat_predictor_cycle of the layer's
+ * predictor; 1: none). */
+int pat_state_cycle(const pat_state *ps);
 void pat_state_skip(pat_state *ps);
 
 /* The last call up to which every call of bytes is quiet, from the

@@ -610,6 +610,9 @@ typedef struct {
 
 struct pat_auto {
   int nranks;
+  /* the cycle the PAT layer's predictions follow (pat_predictor_cycle;
+   * 1: none): while there is one, no call is skimmed */
+  int cycle;
   /* the inputs of the last aware choice made (a skimmed call makes none)
    * and the choices (arrivals: owned); the blind choice's inputs without
    * arrivals, so a new prediction keeps it */
@@ -675,6 +678,7 @@ pat_auto *pat_auto_alloc(int nranks) {
   pat_auto *s = calloc(1, sizeof *s);
   if (s != NULL) {
     s->nranks = nranks;
+    s->cycle = 1;
     for (int i = 0; i < PAT_AUTO_PENDING; i++)
       s->wait[i].call = s->wait[i].ran_call = -1;
     for (int k = 0; k < PAT_AUTO_CLASSES; k++) {
@@ -713,6 +717,10 @@ void pat_auto_free(pat_auto *s) {
 }
 
 int pat_auto_blind(const pat_auto *s) { return s->cls[s->cur].blind_mode; }
+
+void pat_auto_set_cycle(pat_auto *s, int cycle) {
+  s->cycle = cycle > 1 ? cycle : 1;
+}
 
 int pat_auto_settled(const pat_auto *s) { return s->settled_now; }
 
@@ -1657,9 +1665,11 @@ void pat_auto_pace(const pat_auto *s, int *stretch, long *soon) {
  * not made (see decide); one that is not keeps the predicted spread. */
 static int skimmed(const pat_auto *s, learned *l, const pat_sched_params *p,
                    long call) {
+  /* predictions that follow a cycle differ from call to call, and every
+   * PAT_AUTO_SKIM-th call would score one phase of it only */
   int skim = call >= 0 && l->blind_mode &&
              l->scored - l->mode_at >= PAT_AUTO_WINDOW &&
-             call % PAT_AUTO_SKIM != 0 && call != s->soon;
+             call % PAT_AUTO_SKIM != 0 && call != s->soon && s->cycle <= 1;
   if (call >= 0 && p->arrivals != NULL) {
     double spread = pat_sched_spread(p);
     skim = skim && spread <= 2 * l->skim_spread;
@@ -2072,6 +2082,7 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
     hear(ac, c->pat);
     call = pat_state_calls(c->pat);
     exchanged = pat_state_exchanging(c->pat);
+    pat_auto_set_cycle(s, pat_state_cycle(c->pat));
   }
   *chosen = pat_auto_decide(s, &p, props, call, exchanged, NULL, -1, &switched);
   if (c->pat != NULL) {

@@ -76,6 +76,11 @@ int pat_auto_settled(const pat_auto *a);
 /* 1 while auto chooses without the predictions. */
 int pat_auto_blind(const pat_auto *a);
 
+/* The cycle, in calls, that the predictions of the next calls follow
+ * (pat_predictor_cycle; 1, the default: none).  While there is one, every
+ * call makes its aware choice (none is skimmed: see "Cost per call"). */
+void pat_auto_set_cycle(pat_auto *a, int cycle);
+
 /* The pace the last decision asks of the PAT layer's exchange
  * (pat_state_pace) for the calls of the decided call's size class: the
  * factor on its automatic interval, and the call that should exchange

@@ -49,11 +49,11 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
          "MPI_Finalize rank 0's calls per algorithm and fallbacks; 2 also "
          "every call (rank, call number, count, root, algorithm), on stderr",
          1, PAT_SCOPE_ALL},
-    [PAT_ENV_PREDICTOR] = {"PAT_REDUCE_PREDICTOR", "sma:5",
+    [PAT_ENV_PREDICTOR] = {"PAT_REDUCE_PREDICTOR", "cycle:5",
                            "arrival-time predictor of the clairvoyant "
-                           "algorithm: a name from the predictor table "
-                           "(sma:W, ema:A, trend:W, last, best; "
-                           "patreduce_info lists them)",
+                           "algorithm and auto: a name from the predictor "
+                           "table (cycle:W, sma:W, ema:A, trend:W, last, "
+                           "best; patreduce_info lists them)",
                            0, PAT_SCOPE_ARRIVALS},
     [PAT_ENV_EXCHANGE_INTERVAL] = {"PAT_REDUCE_EXCHANGE_INTERVAL", "auto",
                                    "exchange the arrival stamps every N "

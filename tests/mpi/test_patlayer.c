@@ -68,6 +68,11 @@
  *   same size between and a 64 KiB auto call every 29th: right sums, the
  *   same last observed call on every rank, and no hang (an exchange
  *   started on some ranks only).
+ * test_patlayer cycle: stamps that flip between two late ranks call by
+ *   call (the clock skew hook again, every call exchanged): with the
+ *   default predictor the clairvoyant tree of every call from the
+ *   flip's 7th observed call on (a lag later) is planned for its own
+ *   call's late rank.
  * test_patlayer mixed: auto serves one call of 64 KiB in 128, binomial
  *   the 127 of 8 B between (as a rules file's lines would), a barrier before
  *   each: auto must hear its own calls' exchanges, which the 8 B calls'
@@ -220,6 +225,47 @@ static void test_exchange(void) {
     check(worst <= 0.4, "call %d: a rank's stamp is not in its place", call);
   }
   pat_clock_debug_skew(0);
+}
+
+/* Stamps that flip: on even calls the last rank's clock runs 1 s ahead
+ * (its stamp says it came 1 s late), on odd calls rank 0's.  With the
+ * default predictor (cycle:5) every clairvoyant call from a few exchanges
+ * on must be planned for its own call's late rank, from the calls of its
+ * parity (sma:5 predicts both ranks half late: each off by 0.5 s; with
+ * PAT_REDUCE_PREDICTOR set, no call may be planned right). */
+static void test_cycle(void) {
+  int lag = pat_exchange_lag(size), right = 0, from = -1;
+  one_call(0, 1, 0); /* the clocks set up (offsets to rank 0) */
+  for (int call = 1; call < 40; call++) {
+    const pat_schedule *s = NULL;
+    const double *arr;
+    int late = call % 2 ? 0 : size - 1;
+    double worst = 0;
+    pat_clock_debug_skew(rank == late ? 1.0 : 0.0);
+    one_call(call, 2, 0);
+    pat_reduce_last_schedule(MPI_COMM_WORLD, &s);
+    arr = s ? pat_schedule_params(s)->arrivals : NULL;
+    check(arr != NULL, "call %d: no predicted arrivals", call);
+    for (int r = 0; arr != NULL && r < size; r++)
+      worst = fmax(worst, fabs(arr[r] - (r == late ? 1.0 : 0.0)));
+    if (worst <= 0.2 && from < 0)
+      from = call;
+    right += worst <= 0.2;
+  }
+  pat_clock_debug_skew(0);
+  if (rank == 0)
+    printf("test_patlayer cycle: the late rank predicted from call %d, "
+           "%d of 39 calls\n",
+           from, right);
+  if (getenv("PAT_REDUCE_PREDICTOR") != NULL) { /* sma:5: never right */
+    check(right == 0, "sma planned %d calls for the late rank", right);
+    return;
+  }
+  /* the flip shows in the predictor from its 7th observed call (3 scores
+   * of a cycle of 2 after 4 patterns), which the next calls see lag later */
+  check(from >= 1 && from <= 8 + lag, "the cycle seen only at call %d", from);
+  check(right == 40 - from, "%d calls planned off the cycle",
+        40 - from - right);
 }
 
 /* A duplicate of MPI_COMM_WORLD into *comm and its PAT layer (NULL, a
@@ -812,6 +858,7 @@ static const test_mode modes[] = {{"clock", test_clock},
                                   {"mixed", test_mixed},
                                   {"pace", test_pace},
                                   {"named", test_named},
+                                  {"cycle", test_cycle},
                                   {NULL, test_hash}};
 
 int main(int argc, char **argv) {

@@ -170,11 +170,12 @@ static int load_model(sweep *s) {
  * current pattern: its window, plus the exchange lag, plus one. */
 static int predictor_warmup(int nranks) {
   const char *p = getenv("PAT_REDUCE_PREDICTOR");
-  long window = 5; /* the default, sma:5 */
+  long window = 5; /* the default, cycle:5: sma:5 without a cycle */
   if (p != NULL && strncasecmp(p, "last", 4) == 0)
     window = 1;
-  else if (p != NULL && strncasecmp(p, "sma:", 4) == 0)
-    window = strtol(p + 4, NULL, 10);
+  else if (p != NULL &&
+           (strncasecmp(p, "sma:", 4) == 0 || strncasecmp(p, "cycle:", 6) == 0))
+    window = strtol(strchr(p, ':') + 1, NULL, 10);
   return (int)(window > 0 && window < 1000 ? window : 5) + 1 +
          pat_exchange_lag(nranks);
 }

@@ -76,7 +76,7 @@ static void first_matching_line_serves(void **state) {
   assert_int_equal(c->algorithm, PAT_REDUCE_ALG_CLAIRVOYANT);
   assert_int_equal(c->max_sends, 2);
   assert_int_equal(c->segments, 8);
-  assert_string_equal(c->predictor, "sma:5");
+  assert_string_equal(c->predictor, "cycle:5");
   assert_int_equal(c->max_outstanding, 1);
   assert_null(c->rules);
   /* a list: auto among those rows */
