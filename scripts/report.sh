@@ -379,9 +379,11 @@ EOF
 `auto` (per call, the row the cost model expects to finish first under the
 predicted arrivals, and the PAT-blind choice while predictions do not pay)
 next to every fixed row, with the stamp exchange on: `clairvoyant` and `auto`
-predict (SMA(5)).  Patterns: balanced, the last rank late by the balanced
-binomial time (1x), every odd rank late 1x, 4 random ranks late 1x, gamma
-arrivals (mean 1x, CV 1), the steady trace scene and a pattern that flips
+predict (the default predictor, cycle:5: SMA(5) unless the arrivals repeat
+every 2 to 4 calls).  Patterns: balanced, the last rank late by the
+balanced binomial time (1x), every odd rank late 1x, 4 random ranks late
+1x, gamma arrivals (mean 1x, CV 1), the three trace scenes of the trace
+experiment at P = 64 (steady, drift, fast drift) and a pattern that flips
 every call (the last rank 1 ms late, then the first).  *Best fixed* is the
 least median of the fixed rows, *best blind* that of the rows that do not
 predict (binomial, ring, butterfly, radixk, pipeline); the goal is auto /
@@ -394,30 +396,30 @@ exchanged every 8th call, a change of pattern is seen only at the next
 exchanged call and the lag after it (about 11 calls at P = 64), so `odd`
 after `single` runs most of its calls on the stale predictions (alone:
 1.03).  Under the flip pattern at 1 MiB `auto` runs its PAT-blind
-choice, radixk (2.193 ms every call); pipeline's calls alternate between
+choice, radixk (2.192 ms every call); pipeline's calls alternate between
 2.021 ms (the root late: a chain's root absorbs up to P - 2 hops of
 delay) and 2.539 (the last rank, the chain's leaf, late), and 6 of the
 11 samples are of the first kind, so its median is the low mode; by the
-mean pipeline takes 2.257 ms, radixk 2.197, auto 2.198 (1.000).  The
-means also show where `auto` learns: the first pattern of each size
-(`none`) holds its measuring calls (binomial against the model's pick,
-3 counted calls each) and its first plan on trial, 1.14-1.65x the best
-row's mean.  The measuring counts calm calls (arrivals spread over under
-a tenth of the time): the warm-up's calls, run back to back across the
-rows, come with the root last, so one binomial call more is measured at
-64 KiB and 1 MiB than when every call counted (means 1.39 and 1.43
-then, medians the same); run alone at 64 KiB, where such a call of
-radixk (7.6x its time) failed the probe and sent `auto` measuring every
-row, the first pattern took 1.24x radixk's median then and 1.02x now.
-By the mean, too, 1 MiB `odd` (1.12) holds slow calls
-(plans run where the predictions pointed, before the scores turned
-`auto` blind).  Before this run's auto changes (while rows are
-measured, every call exchanged and the calls between run the row
-measured fastest; the pace stretched every 2 observed calls, was 8)
-64 KiB `odd` and 1 MiB `k-random:4` held two and three such calls
-(means 1.12 and 1.16, now 1.001 and 1.03) and 64 KiB `single` one
-clairvoyant call (mean 0.95, now 1.001); every median is as before or
-lower.  At 64 KiB
+mean pipeline takes 2.257 ms, radixk 2.197, auto 2.197 (1.000).  The
+predictor finds the flip only in the pattern's last 3 calls here (its
+phases must beat SMA(5) on 3 patterns in a row, seen a lag late, after
+the fast drift's noise has left the window); run alone for 40 calls
+(`--pattern trace:data/auto_flip.trace --reps 40`, 1 MiB) the flip is
+found at its 9th call and `auto` runs the plan for each call's late
+rank: 1.765 ms, 0.87x pipeline's median and 0.85x radixk's mean (with
+SMA(5) 1.911).  At 8 B the exchange's interval, 8, sees one phase of a
+flip only.  The means also show where `auto` learns: the first pattern
+of each size (`none`) holds its measuring calls (binomial against the
+model's pick, 3 counted calls each) and its first plan on trial,
+1.14-1.65x the best row's mean.  The measuring counts calm calls
+(arrivals spread over under a tenth of the time): the warm-up's calls,
+run back to back across the rows, come with the root last, so one
+binomial call more is measured at 64 KiB and 1 MiB than when every call
+counted; run alone at 64 KiB, where such a call of radixk (7.6x its
+time) failed the probe and sent `auto` measuring every row, the first
+pattern took 1.24x radixk's median then and 1.02x now.  By the mean,
+too, 1 MiB `odd` (1.12) holds slow calls (plans run where the
+predictions pointed, before the scores turned `auto` blind).  At 64 KiB
 with the last rank late `auto` ran its PAT-blind choice through the
 pattern's 16 calls (0.361; the table's run before issue 14's measured
 rows had clairvoyant there, 0.324; after the 8 B calls of one pattern

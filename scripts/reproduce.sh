@@ -165,10 +165,11 @@ done
 
 # auto against every fixed row (issue 14), P = 64 with the stamp exchange
 # on (the predicted clairvoyant and auto predict): balanced, the last rank
-# late, every odd rank late, 4 random ranks late, gamma arrivals, the
-# steady trace scene, and a pattern that flips every call (the last rank
-# late by 1 ms, then the first); 8 B, 64 KiB, 1 MiB.  report.sh tables
-# auto's median against the best fixed row's and the best PAT-blind one's.
+# late, every odd rank late, 4 random ranks late, gamma arrivals, the three
+# trace scenes (steady, drift, fast drift: the trace experiment's, at
+# P = 64), and a pattern that flips every call (the last rank late by
+# 1 ms, then the first); 8 B, 64 KiB, 1 MiB.  report.sh tables auto's
+# median against the best fixed row's and the best PAT-blind one's.
 if [ "$quick" = 1 ]; then
   auto_sizes=64K auto_reps=6
 else
@@ -181,13 +182,19 @@ awk -v P=64 'BEGIN {
     printf "\n"
   }
 }' >"$out/data/auto_flip.trace"
-"$build/patmktrace" 64 $((calls + 1)) 2e-3 4 0.999 1 0.005 \
-  >"$out/data/auto_steady.trace"
+for scene in "steady 0.999 0.005" "drift 0.98 0.05" "fastdrift 0.9 0.05"; do
+  # shellcheck disable=SC2086  # split the scene into its three words
+  set -- $scene
+  "$build/patmktrace" 64 $((calls + 1)) 2e-3 4 "$2" 1 "$3" \
+    >"$out/data/auto_$1.trace"
+done
 run --no-plot auto_p64 64 \
   --algorithms binomial,ring,butterfly,radixk,pipeline,clairvoyant,auto \
   --sizes "$auto_sizes" --pattern none --pattern single --pattern odd \
   --pattern k-random:4 --pattern gamma:1x:1 \
   --pattern "trace:$out/data/auto_steady.trace" \
+  --pattern "trace:$out/data/auto_drift.trace" \
+  --pattern "trace:$out/data/auto_fastdrift.trace" \
   --pattern "trace:$out/data/auto_flip.trace" --imbalance 1x \
   --reps "$auto_reps" --warmup 4
 
