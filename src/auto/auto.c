@@ -405,6 +405,9 @@ typedef struct learned {
    * 1), and ncalm when the measuring began (see "Measured rows") */
   double csecs[PAT_REDUCE_ALG_COUNT][PAT_AUTO_SAMPLES];
   long ncalm[PAT_REDUCE_ALG_COUNT], cfrom[PAT_REDUCE_ALG_COUNT];
+  /* of those, binomial's calls that came apart, at their balanced
+   * equivalent (add_sample), and nequiv when the measuring began */
+  long nequiv[PAT_REDUCE_ALG_COUNT], efrom[PAT_REDUCE_ALG_COUNT];
   int phase;
   unsigned long long measuring;
   unsigned long long warm;         /* rows with a measured call */
@@ -491,26 +494,45 @@ static long calls_of(const learned *l, int a, int calm) {
   return calm ? l->ncalm[a] - l->cfrom[a] : l->nmeas[a] - l->from[a];
 }
 
+/* Row a's calls since the measuring began that came calm (not
+ * binomial's counted at their balanced equivalent). */
+static long came_calm(const learned *l, int a) {
+  return calls_of(l, a, 1) - (l->nequiv[a] - l->efrom[a]);
+}
+
+/* Whether row a's figures read its calm calls: it had one since the
+ * measuring began, and some row had one that came calm (binomial's
+ * equivalents alone do not compare with the other rows' calls as they
+ * came, all apart). */
+static int reads_calm(const learned *l, int a) {
+  if (calls_of(l, a, 1) <= 0)
+    return 0;
+  for (int b = 0; b < PAT_REDUCE_ALG_COUNT; b++)
+    if (came_calm(l, b) > 0)
+      return 1;
+  return 0;
+}
+
 /* Row a's ring that its figures read, and its count: its calm calls'
- * if it had one since the measuring began, else all its calls' (see
- * "Measured rows"). */
+ * (reads_calm), else all its calls' (see "Measured rows"). */
 static const double *row_ring(const learned *l, int a, long *count) {
-  int calm = calls_of(l, a, 1) > 0;
+  int calm = reads_calm(l, a);
   *count = calm ? l->ncalm[a] : l->nmeas[a];
   return calm ? l->csecs[a] : l->secs[a];
 }
 
 /* Row a's measures that its figures read, up to PAT_AUTO_SAMPLES. */
 static long fresh(const learned *l, int a) {
-  long n = calls_of(l, a, calls_of(l, a, 1) > 0);
+  long n = calls_of(l, a, reads_calm(l, a));
   return n < PAT_AUTO_SAMPLES ? n : PAT_AUTO_SAMPLES;
 }
 
-/* Whether a row being measured had a calm call since the measuring
- * began: then the measuring counts calm calls. */
+/* Whether a row being measured had a call that came calm since the
+ * measuring began: then the measuring counts calm calls (binomial's
+ * equivalents among them). */
 static int calm_seen(const learned *l) {
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
-    if ((l->measuring & (1ull << a)) && calls_of(l, a, 1) > 0)
+    if ((l->measuring & (1ull << a)) && came_calm(l, a) > 0)
       return 1;
   return 0;
 }
@@ -986,6 +1008,7 @@ static void measure(learned *l, int phase, unsigned long long rows) {
     if ((rows & (1ull << a)) && !(l->measuring & (1ull << a))) {
       l->from[a] = l->nmeas[a];
       l->cfrom[a] = l->ncalm[a];
+      l->efrom[a] = l->nequiv[a];
     }
   l->measuring |= rows;
   l->phase = phase;
@@ -1342,11 +1365,22 @@ static void drifted(learned *l, int a, double r, int calm) {
 
 /* Adds a sample of row a to the measuring's rings: its time and its
  * ratio over the estimate, and if the call was calm its time to those of
- * calm calls. */
+ * calm calls.  A binomial call that came apart goes there too, at its
+ * balanced equivalent: its ratio (its estimate under the call's arrivals
+ * is the model's walk of its tree, row_estimate) times its balanced
+ * estimate, bal.  Measured again instead, it cost a call more of the
+ * slowest row at large sizes (SMPI, P = 64, 1 MiB, a warm-up call with
+ * the root last: binomial 5.1 ms where radixk takes 1.2). */
 static void add_sample(learned *l, int a, double seconds, double ratio,
-                       int calm) {
+                       int calm, double bal) {
   l->secs[a][l->nmeas[a] % PAT_AUTO_SAMPLES] = seconds;
   l->meas[a][l->nmeas[a]++ % PAT_AUTO_SAMPLES] = ratio;
+  if (!calm && a == PAT_REDUCE_ALG_BINOMIAL && bal > 0 && isfinite(bal) &&
+      ratio > 0 && isfinite(ratio)) {
+    seconds = ratio * bal;
+    l->nequiv[a]++;
+    calm = 1;
+  }
   if (calm)
     l->csecs[a][l->ncalm[a]++ % PAT_AUTO_SAMPLES] = seconds;
 }
@@ -1389,7 +1423,7 @@ static void run_sample(learned *l, const pending *w, long call, double seconds,
   l->run_last = call;
   /* calm: the intervals, most of it, are of calls back to back (their
    * arrivals say nothing); the first call's spread is its share */
-  add_sample(l, a, l->run_sum / l->run_n, l->run_ratio / l->run_n, 1);
+  add_sample(l, a, l->run_sum / l->run_n, l->run_ratio / l->run_n, 1, est);
 }
 
 /* Where call w's time goes, for the measuring: to its row's runs (1:
@@ -1453,8 +1487,11 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
     if (l->warm & (1ull << a)) {
       int calm = w->spread < PAT_AUTO_CALM_SPREAD * seconds;
       add_noise(l, log(raw));
-      if (kind == 0)
-        add_sample(l, a, seconds, raw, calm);
+      if (kind == 0) {
+        pat_sched_params q = w->params;
+        q.arrivals = NULL;
+        add_sample(l, a, seconds, raw, calm, pat_alg_table[a]->estimate(&q));
+      }
       drifted(l, a, raw, calm);
     }
     l->warm |= 1ull << a;
