@@ -152,8 +152,15 @@
  * radixk's slowest call was slower than binomial's fastest, the probe
  * did not find it ahead, every row was measured, and the first 16 calls
  * took 1.24x radixk's median; 1.02x now).  Once a measured row had a
- * calm call, the measuring counts calm calls, and a row's figures
- * (median, fastest, slowest: the verdict, the drop, interim) read its
+ * calm call, the measuring counts calm calls (binomial's that came
+ * apart among them, at their balanced equivalent: its estimate under
+ * arrivals is the model's walk of its tree, so realized over it, times
+ * its balanced estimate, is what the call would have taken balanced;
+ * measured again instead, such a warm-up call cost a call more of the
+ * slowest row: SMPI, P = 64, 1 MiB cold, binomial 5.1 ms where radixk
+ * takes 1.2, the first 16 calls' mean 1.82x radixk's, now 1.60x; these
+ * equivalents alone do not make calm calls count: reads_calm), and a row's
+ * figures (median, fastest, slowest: the verdict, the drop, interim) read its
  * calm calls if it has one (row_ring); where none came, every call
  * counts, once each row has 2 PAT_AUTO_SAMPLES (a code whose ranks are
  * always apart; a few skewed calls at the start do not decide alone).
