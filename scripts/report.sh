@@ -411,13 +411,15 @@ SMA(5) 1.911).  At 8 B the exchange's interval, 8, sees one phase of a
 flip only.  The means also show where `auto` learns: the first pattern
 of each size (`none`) holds its measuring calls (binomial against the
 model's pick, 3 counted calls each) and its first plan on trial,
-1.14-1.65x the best row's mean.  The measuring counts calm calls
+1.14-1.43x the best row's mean.  The measuring counts calm calls
 (arrivals spread over under a tenth of the time): the warm-up's calls,
-run back to back across the rows, come with the root last, so one
-binomial call more is measured at 64 KiB and 1 MiB than when every call
-counted; run alone at 64 KiB, where such a call of radixk (7.6x its
-time) failed the probe and sent `auto` measuring every row, the first
-pattern took 1.24x radixk's median then and 1.02x now.  By the mean,
+run back to back across the rows, come with the root last; run alone at
+64 KiB, where such a call of radixk (7.6x its time) failed the probe
+and sent `auto` measuring every row, the first pattern took 1.24x
+radixk's median then and 1.02x now.  Such a call of binomial counts at
+its balanced equivalent (its estimate under arrivals is the model's
+walk of its tree) instead of being measured again: 1.57x and 1.65x the
+best mean at 64 KiB and 1 MiB before, when it was.  By the mean,
 too, 1 MiB `odd` (1.12) holds slow calls (plans run where the
 predictions pointed, before the scores turned `auto` blind).  At 64 KiB
 with the last rank late `auto` ran its PAT-blind choice through the
