@@ -507,17 +507,22 @@ static long came_calm(const learned *l, int a) {
   return calls_of(l, a, 1) - (l->nequiv[a] - l->efrom[a]);
 }
 
-/* Whether row a's figures read its calm calls: it had one since the
- * measuring began, and some row had one that came calm (binomial's
- * equivalents alone do not compare with the other rows' calls as they
- * came, all apart). */
-static int reads_calm(const learned *l, int a) {
-  if (calls_of(l, a, 1) <= 0)
-    return 0;
-  for (int b = 0; b < PAT_REDUCE_ALG_COUNT; b++)
-    if (came_calm(l, b) > 0)
+/* Whether a row being measured had a call that came calm since the
+ * measuring began: then the measuring counts calm calls (binomial's
+ * equivalents among them). */
+static int calm_seen(const learned *l) {
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    if ((l->measuring & (1ull << a)) && came_calm(l, a) > 0)
       return 1;
   return 0;
+}
+
+/* Whether row a's figures read its calm calls: it had one since the
+ * measuring began, and one of them came calm, or a row being measured
+ * had one that came calm (calm_seen; binomial's equivalents alone do not
+ * compare with the other rows' calls as they came, all apart). */
+static int reads_calm(const learned *l, int a) {
+  return calls_of(l, a, 1) > 0 && (came_calm(l, a) > 0 || calm_seen(l));
 }
 
 /* Row a's ring that its figures read, and its count: its calm calls'
@@ -532,16 +537,6 @@ static const double *row_ring(const learned *l, int a, long *count) {
 static long fresh(const learned *l, int a) {
   long n = calls_of(l, a, reads_calm(l, a));
   return n < PAT_AUTO_SAMPLES ? n : PAT_AUTO_SAMPLES;
-}
-
-/* Whether a row being measured had a call that came calm since the
- * measuring began: then the measuring counts calm calls (binomial's
- * equivalents among them). */
-static int calm_seen(const learned *l) {
-  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
-    if ((l->measuring & (1ull << a)) && came_calm(l, a) > 0)
-      return 1;
-  return 0;
 }
 
 /* The calls row a still needs measured (calm: calm_seen): PAT_AUTO_SAMPLES

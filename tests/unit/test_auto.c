@@ -843,8 +843,9 @@ static void spread_calls_measure_no_row(void **state) {
                   first, rows, pat_reduce_algorithm_name(pick), pair,
                   last_other);
     assert_int_equal(rows, pair);
-    /* binomial's skewed calls count at their balanced equivalent: none
-     * runs again once the root is on time (before: calls 10 and 14) */
+    /* binomial's skewed calls count at their balanced equivalent: it
+     * runs no call after the first one on time (before: up to calls 10
+     * and 14) */
     assert_true(last_other <= first);
     assert_true(pat_auto_correction(au, pick) == 1);
     pat_auto_free(au);
