@@ -413,7 +413,7 @@ typedef struct learned {
   double csecs[PAT_REDUCE_ALG_COUNT][PAT_AUTO_SAMPLES];
   long ncalm[PAT_REDUCE_ALG_COUNT], cfrom[PAT_REDUCE_ALG_COUNT];
   /* of those, binomial's calls that came apart, at their balanced
-   * equivalent (add_sample), and nequiv when the measuring began */
+   * equivalent (add_equivalent), and nequiv when the measuring began */
   long nequiv[PAT_REDUCE_ALG_COUNT], efrom[PAT_REDUCE_ALG_COUNT];
   int phase;
   unsigned long long measuring;
@@ -1367,24 +1367,31 @@ static void drifted(learned *l, int a, double r, int calm) {
 
 /* Adds a sample of row a to the measuring's rings: its time and its
  * ratio over the estimate, and if the call was calm its time to those of
- * calm calls.  A binomial call that came apart goes there too, at its
- * balanced equivalent: its ratio (its estimate under the call's arrivals
- * is the model's walk of its tree, row_estimate) times its balanced
- * estimate, bal.  Measured again instead, it cost a call more of the
- * slowest row at large sizes (SMPI, P = 64, 1 MiB, a warm-up call with
- * the root last: binomial 5.1 ms where radixk takes 1.2). */
+ * calm calls. */
 static void add_sample(learned *l, int a, double seconds, double ratio,
-                       int calm, double bal) {
+                       int calm) {
   l->secs[a][l->nmeas[a] % PAT_AUTO_SAMPLES] = seconds;
   l->meas[a][l->nmeas[a]++ % PAT_AUTO_SAMPLES] = ratio;
-  if (!calm && a == PAT_REDUCE_ALG_BINOMIAL && bal > 0 && isfinite(bal) &&
-      ratio > 0 && isfinite(ratio)) {
-    seconds = ratio * bal;
-    l->nequiv[a]++;
-    calm = 1;
-  }
   if (calm)
     l->csecs[a][l->ncalm[a]++ % PAT_AUTO_SAMPLES] = seconds;
+}
+
+/* A binomial call w that came apart goes to the calm calls too, at its
+ * balanced equivalent: its ratio (its estimate under the call's arrivals
+ * is the model's walk of its tree, row_estimate) times its balanced
+ * estimate.  Measured again instead, it cost a call more of the slowest
+ * row at large sizes (SMPI, P = 64, 1 MiB, a warm-up call with the root
+ * last: binomial 5.1 ms where radixk takes 1.2). */
+static void add_equivalent(learned *l, const pending *w, double ratio) {
+  const int a = PAT_REDUCE_ALG_BINOMIAL;
+  pat_sched_params q = w->params;
+  double bal;
+  q.arrivals = NULL;
+  bal = pat_alg_table[a]->estimate(&q);
+  if (bal > 0 && isfinite(bal) && ratio > 0 && isfinite(ratio)) {
+    l->csecs[a][l->ncalm[a]++ % PAT_AUTO_SAMPLES] = ratio * bal;
+    l->nequiv[a]++;
+  }
 }
 
 /* Measuring while the calls come back to back, a row's samples are its
@@ -1425,7 +1432,7 @@ static void run_sample(learned *l, const pending *w, long call, double seconds,
   l->run_last = call;
   /* calm: the intervals, most of it, are of calls back to back (their
    * arrivals say nothing); the first call's spread is its share */
-  add_sample(l, a, l->run_sum / l->run_n, l->run_ratio / l->run_n, 1, est);
+  add_sample(l, a, l->run_sum / l->run_n, l->run_ratio / l->run_n, 1);
 }
 
 /* Where call w's time goes, for the measuring: to its row's runs (1:
@@ -1489,11 +1496,10 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
     if (l->warm & (1ull << a)) {
       int calm = w->spread < PAT_AUTO_CALM_SPREAD * seconds;
       add_noise(l, log(raw));
-      if (kind == 0) {
-        pat_sched_params q = w->params;
-        q.arrivals = NULL;
-        add_sample(l, a, seconds, raw, calm, pat_alg_table[a]->estimate(&q));
-      }
+      if (kind == 0)
+        add_sample(l, a, seconds, raw, calm);
+      if (kind == 0 && !calm && a == PAT_REDUCE_ALG_BINOMIAL)
+        add_equivalent(l, w, raw);
       drifted(l, a, raw, calm);
     }
     l->warm |= 1ull << a;
