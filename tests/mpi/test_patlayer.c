@@ -78,8 +78,8 @@
  *   each: auto must hear its own calls' exchanges, which the 8 B calls'
  *   push out of the layer's last PAT_OBSERVED_KEPT before auto's next
  *   call, so it must finish measuring the rows (settle) and stretch the
- *   exchange's pace (in most rounds of the last two thirds at most one
- *   call in 32 exchanged, where every 8th was before auto heard them).
+ *   exchange's pace (in most rounds from a few after it settled at most
+ *   one call in 32 exchanged, where every 8th was before auto heard them).
  *   Every sum is checked.
  */
 #include <math.h>
@@ -515,11 +515,17 @@ static void test_idle(void) {
           "call %d: the ranks see different intervals", k);
     if (c < 2 || c >= APART)
       continue;
+    /* the interval runs from the end of the layer's work in the call
+     * before (inside its depart) to this call's exit stamp (inside this
+     * depart): within [leaving[c-1], left_at[c]], whatever a preempted
+     * rank lost in either depart (100 us: the clock refresh moves the
+     * offset; leaving[c] - left_at[c-1] + 100 us, the bound before,
+     * failed under load in CI) */
     check(iv[k][rank] >= (rank % 2 ? 4e-3 : 2e-3) + 5e-3 &&
-              iv[k][rank] <= leaving[c] - left_at[c - 1] + 1e-4,
+              iv[k][rank] <= left_at[c] - leaving[c - 1] + 1e-4,
           "call %d: this rank's interval is not its sleep before the call "
-          "and within it, or exceeds the time from its last call's end to "
-          "its exit",
+          "and within it, or exceeds the time from its last call's "
+          "departure to the end of its own",
           (int)c);
   }
   check_idle_excess(idle, idle_of, mine, CALLS, APART + 1, comm);
@@ -648,49 +654,67 @@ static void test_pace(void) {
   MPI_Comm_free(&comm);
 }
 
+/* auto's 64 KiB calls, one every PERIOD calls, with binomial's 8 B calls
+ * between (a rules file's lines): auto must hear its own calls' exchanges,
+ * settle, and then stretch the pace.  The measuring that settles it takes
+ * a load-dependent number of its calls (calm calls are rare on a loaded
+ * node: in CI it ended after round 100 of 150, and once on a busy node
+ * not at all), so the pace is judged on the rounds after it settled plus
+ * RAMP (the pace doubles every PAT_AUTO_QUIET observed calls: 0-5 rounds
+ * here), and the loop ends, alike on every rank, once EVIDENCE such
+ * rounds ran.  Most of them exchange at most one call in 32: auto may now
+ * and then run predictions for a few rounds (the pace back to every
+ * call's then: real imbalance on a loaded node can make them pay). */
 static void test_mixed(void) {
-  enum { ROUNDS = 150, PERIOD = 128, BIG = 8192 };
+  enum { ROUNDS = 400, PERIOD = 128, BIG = 8192, RAMP = 10, EVIDENCE = 60 };
   static long in[BIG], out[BIG];
   static int per_round[ROUNDS];
   MPI_Comm comm;
   pat_comm_state *st = NULL;
   pat_state *ps = layer_of(&comm);
-  int settled = 0, stretched = 0;
+  int settled_at = -1, stretched = 0, rounds = 0, judged = 0;
   long seen = -1;
   if (ps == NULL || pat_comm_state_get(comm, &st) != MPI_SUCCESS)
     return;
   for (int i = 0; i < BIG; i++)
     in[i] = rank + i;
-  for (int call = 0; call < ROUNDS * PERIOD; call++) {
-    int big = call % PERIOD == 0, count = big ? BIG : 1;
-    long latest;
-    MPI_Barrier(comm);
-    check(pat_reduce_using(big ? PAT_REDUCE_ALG_AUTO : PAT_REDUCE_ALG_BINOMIAL,
-                           in, out, count, MPI_LONG, MPI_SUM, 0,
-                           comm) == MPI_SUCCESS,
-          "call %d failed", call);
-    for (int i = 0; rank == 0 && i < count; i += 1 + count / 7)
-      check(out[i] == (long)size * (size - 1) / 2 + (long)size * i,
-            "call %d: wrong sum", call);
-    settled |= big && pat_auto_of(st) != NULL &&
-               pat_auto_settled(pat_auto_of(st)) != 0;
-    pat_state_observed_nth(ps, 0, &latest);
-    per_round[call / PERIOD] += latest != seen;
-    seen = latest;
+  for (int done = 0; !done && rounds < ROUNDS; rounds++) {
+    for (int call = rounds * PERIOD; call < (rounds + 1) * PERIOD; call++) {
+      int big = call % PERIOD == 0, count = big ? BIG : 1;
+      long latest;
+      MPI_Barrier(comm);
+      check(pat_reduce_using(big ? PAT_REDUCE_ALG_AUTO
+                                 : PAT_REDUCE_ALG_BINOMIAL,
+                             in, out, count, MPI_LONG, MPI_SUM, 0,
+                             comm) == MPI_SUCCESS,
+            "call %d failed", call);
+      for (int i = 0; rank == 0 && i < count; i += 1 + count / 7)
+        check(out[i] == (long)size * (size - 1) / 2 + (long)size * i,
+              "call %d: wrong sum", call);
+      if (big && settled_at < 0 && pat_auto_of(st) != NULL &&
+          pat_auto_settled(pat_auto_of(st)) != 0)
+        settled_at = rounds;
+      pat_state_observed_nth(ps, 0, &latest);
+      per_round[rounds] += latest != seen;
+      seen = latest;
+    }
+    done = settled_at >= 0 && rounds + 1 >= settled_at + RAMP + EVIDENCE;
+    /* the ranks settle at the same call (exchanged data); agreeing on the
+     * end anyway keeps a rank that did not from waiting for ever */
+    MPI_Allreduce(MPI_IN_PLACE, &done, 1, MPI_INT, MPI_LAND, comm);
   }
-  /* the rounds of the last two thirds that exchanged at most one call in
-   * 32: auto may still measure in the first, and now and then runs
-   * predictions for a few rounds (the pace back to every call's then) */
-  for (int i = ROUNDS / 3; i < ROUNDS; i++)
+  for (int i = settled_at + RAMP; settled_at >= 0 && i < rounds; i++) {
+    judged++;
     stretched += per_round[i] <= PERIOD / 32;
+  }
   if (rank == 0)
-    printf("test_patlayer mixed: settled %s; %d of the last %d rounds "
-           "exchanged at most %d of their %d calls\n",
-           settled ? "yes" : "no", stretched, ROUNDS - ROUNDS / 3, PERIOD / 32,
-           PERIOD);
-  check(settled, "auto never settled in %d rounds", ROUNDS);
-  check(2 * stretched >= ROUNDS - ROUNDS / 3,
-        "the pace did not stretch in most rounds (%d)", stretched);
+    printf("test_patlayer mixed: settled in round %d; %d of the %d rounds "
+           "after it and %d more exchanged at most %d of their %d calls\n",
+           settled_at, stretched, judged, RAMP, PERIOD / 32, PERIOD);
+  check(settled_at >= 0 && judged >= EVIDENCE,
+        "auto never settled in %d rounds", ROUNDS);
+  check(2 * stretched >= judged, "the pace did not stretch in most rounds (%d)",
+        stretched);
   MPI_Comm_free(&comm);
 }
 
