@@ -28,9 +28,15 @@
  *            Each observed pattern scores sma:W and every length q on
  *            it (what each would have predicted for it from the patterns
  *            before; mean absolute error over the ranks); a length wins
- *            once it predicted each of the last CYCLE_SCORES patterns
- *            with under CYCLE_GAIN of sma's error on the same pattern
- *            (of those that win, the least error, the shorter on a tie).
+ *            once it predicted each of the last max(CYCLE_SCORES, q)
+ *            patterns with under CYCLE_GAIN of sma's error on the same
+ *            pattern (of those that win, the least error, the shorter on
+ *            a tie).  One odd pattern (a blip) in arrivals that repeat
+ *            exactly is in sma's window for W calls but in q's phase
+ *            every q-th call only, so q can be exact while sma is not
+ *            on at most q - 1 patterns in a row: the streak asked of q
+ *            is at least q (with CYCLE_SCORES alone, q = 4 won 3 calls
+ *            after a blip and mispredicted the 4th: 4x sma's error).
  *            Judged pattern by pattern, a change of pattern, where both
  *            miss, makes no cycle; where arrivals do not cycle (a
  *            constant pattern, noise, a drift) no length wins and cycle
@@ -88,10 +94,12 @@ enum { NMEMBERS = sizeof best_members / sizeof best_members[0] };
 #define BEST_SMOOTHING 0.25
 
 /* cycle: the longest cycle looked for (calls), the share of sma's error
- * a cycle's must be under, on each of the last CYCLE_SCORES patterns */
+ * a cycle's must be under, on each of the last CYCLE_SCORES patterns
+ * (q's on the last q, if more: cycle_streak), and the scores kept */
 #define CYCLE_MAX 4
 #define CYCLE_GAIN 0.5
 #define CYCLE_SCORES 3
+#define CYCLE_KEPT (CYCLE_MAX > CYCLE_SCORES ? CYCLE_MAX : CYCLE_SCORES)
 _Static_assert(CYCLE_MAX == 4, "cycle's description says 2 to 4 calls");
 
 struct pat_predictor {
@@ -110,8 +118,8 @@ struct pat_predictor {
   long *call_of;
   long last_call;
   /* cycle: the errors of sma ([1]) and of each cycle length q ([q]) on
-   * the last CYCLE_SCORES patterns (a ring), and the patterns scored */
-  double cscore[CYCLE_MAX + 1][CYCLE_SCORES];
+   * the last CYCLE_KEPT patterns (a ring), and the patterns scored */
+  double cscore[CYCLE_MAX + 1][CYCLE_KEPT];
   long cscored;
 };
 
@@ -256,15 +264,23 @@ static int mean_in_phase(const pat_predictor *p, int q, long call,
   return n;
 }
 
-/* Whether cycle length q predicted each of the last CYCLE_SCORES
+/* The patterns in a row cycle length q must predict better than sma to
+ * win: CYCLE_SCORES, and at least q (a blip: see the header). */
+static int cycle_streak(int q) { return q > CYCLE_SCORES ? q : CYCLE_SCORES; }
+
+/* Whether cycle length q predicted each of the last cycle_streak(q)
  * patterns with under CYCLE_GAIN of sma's error on it; its mean error
- * over them in *err. */
+ * over the last CYCLE_SCORES of them in *err (the same count for every
+ * length, so that the lengths compare). */
 static int cycle_wins(const pat_predictor *p, int q, double *err) {
-  int wins = p->cscored >= CYCLE_SCORES;
+  int n = cycle_streak(q);
+  int wins = p->cscored >= n;
   *err = 0;
-  for (int j = 0; wins && j < CYCLE_SCORES; j++) {
+  for (int i = 0; wins && i < n; i++) {
+    int j = (int)((p->cscored - 1 - i) % CYCLE_KEPT);
     wins = p->cscore[q][j] < CYCLE_GAIN * p->cscore[1][j];
-    *err += p->cscore[q][j];
+    if (i < CYCLE_SCORES)
+      *err += p->cscore[q][j];
   }
   return wins;
 }
@@ -288,7 +304,7 @@ static int cycle_length(const pat_predictor *p) {
  * length with no pattern of its phase), then stores it. */
 static void cycle_observe(pat_predictor *p, const double *relative, long call) {
   if (p->observed > 0) {
-    int j = (int)(p->cscored++ % CYCLE_SCORES);
+    int j = (int)(p->cscored++ % CYCLE_KEPT);
     mean_last(p, (long)p->param, p->guess);
     p->cscore[1][j] = error_of(p->guess, relative, p->nranks);
     for (int q = 2; q <= CYCLE_MAX; q++)
@@ -320,8 +336,9 @@ static const pat_predictor_type pat_predictor_types[] = {
      "whose recent predictions were closest"},
     {"cycle", "W", " calls", 5, 1, 100000, 1, -2 * CYCLE_MAX, cycle_observe,
      cycle_predict,
-     "sma:W, or where the arrivals repeat every 2 to 4 calls, the mean of "
-     "the last W patterns in the predicted call's phase of the cycle"},
+     "sma:W, or where the arrivals repeat every 2 to 4 calls (q), the "
+     "mean of the patterns in the predicted call's phase among the last "
+     "max(W, 2q)"},
     {NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 enum {
   NTYPES = sizeof pat_predictor_types / sizeof pat_predictor_types[0] - 1

@@ -27,8 +27,9 @@ typedef struct pat_predictor pat_predictor;
  * average, default 0.5), "trend:W" (per rank, a line through its last W
  * arrivals, default 8), "best" (of sma:5, ema:0.5, trend:8 and last, the
  * one with the smallest recent error), "cycle:W" (sma:W, or where the
- * arrivals repeat every 2 to 4 calls, the mean of the last W patterns in
- * the predicted call's phase; default 5); pat_predictor_specs lists them.
+ * arrivals repeat every q = 2 to 4 calls, the mean of the patterns in the
+ * predicted call's phase among the last max(W, 2q) observed; default 5);
+ * pat_predictor_specs lists them.
  * Returns a pat_reduce_error; PAT_ERR_BAD_ENV for a bad spec, with a
  * message listing the valid ones in why (if not NULL). */
 int pat_predictor_alloc(const char *spec, int nranks, pat_predictor **out,
