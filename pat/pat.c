@@ -854,7 +854,15 @@ const double *pat_state_predict(pat_state *ps, double bytes, pat_model *model) {
     long phase = ps->calls % pat_predictor_cycle(ps->pred);
     if (seen == ps->pred_seen && q == ps->pred_q && phase == ps->pred_phase)
       return ps->predicted; /* as computed last: nothing new observed */
-    pat_predictor_predict_for(ps->pred, ps->calls, ps->predicted);
+    /* it fails only for a call before the last observed one, which the
+     * layer's lag rules out (pat_exchange_lag >= 1); then balanced, and
+     * not kept (alike on every rank: the same calls everywhere) */
+    if (pat_predictor_predict_for(ps->pred, ps->calls, ps->predicted) !=
+        PAT_SUCCESS) {
+      memset(ps->predicted, 0, (size_t)ps->nranks * sizeof *ps->predicted);
+      ps->pred_seen = -1;
+      return ps->predicted;
+    }
     for (int r = 0; q > 0 && isfinite(q) && r < ps->nranks; r++)
       ps->predicted[r] = q * nearbyint(ps->predicted[r] / q);
     ps->pred_seen = seen;
