@@ -242,6 +242,10 @@ static void test_cycle(void) {
     int late = call % 2 ? 0 : size - 1;
     double worst = 0;
     pat_clock_debug_skew(rank == late ? 1.0 : 0.0);
+    /* the stamps differ by the skews only: back to back the ranks run
+     * apart by up to the exchange's lag in calls, which under ASan on a
+     * loaded node reached the 0.2 s tolerance (CI's ASan pass, 1 call) */
+    MPI_Barrier(MPI_COMM_WORLD);
     one_call(call, 2, 0);
     pat_reduce_last_schedule(MPI_COMM_WORLD, &s);
     arr = s ? pat_schedule_params(s)->arrivals : NULL;
@@ -250,6 +254,11 @@ static void test_cycle(void) {
       worst = fmax(worst, fabs(arr[r] - (r == late ? 1.0 : 0.0)));
     if (worst <= 0.2 && from < 0)
       from = call;
+    if (worst > 0.2 && from >= 0 && rank == 0)
+      fprintf(stderr,
+              "test_patlayer cycle: call %d: predicted arrival off by "
+              "%.3f s\n",
+              call, worst);
     right += worst <= 0.2;
   }
   pat_clock_debug_skew(0);
