@@ -69,7 +69,8 @@
  *   same last observed call on every rank, and no hang (an exchange
  *   started on some ranks only).
  * test_patlayer cycle: stamps that flip between two late ranks call by
- *   call (the clock skew hook again, every call exchanged): with the
+ *   call (the clock skew hook again, every call exchanged, a barrier
+ *   before each so that the stamps differ by the skews only): with the
  *   default predictor the clairvoyant tree of every call from the
  *   flip's 7th observed call on (a lag later) is planned for its own
  *   call's late rank.
