@@ -693,10 +693,9 @@ static void test_mixed(void) {
       int big = call % PERIOD == 0, count = big ? BIG : 1;
       long latest;
       MPI_Barrier(comm);
-      check(pat_reduce_using(big ? PAT_REDUCE_ALG_AUTO
-                                 : PAT_REDUCE_ALG_BINOMIAL,
-                             in, out, count, MPI_LONG, MPI_SUM, 0,
-                             comm) == MPI_SUCCESS,
+      check(pat_reduce_using(
+                big ? PAT_REDUCE_ALG_AUTO : PAT_REDUCE_ALG_BINOMIAL, in, out,
+                count, MPI_LONG, MPI_SUM, 0, comm) == MPI_SUCCESS,
             "call %d failed", call);
       for (int i = 0; rank == 0 && i < count; i += 1 + count / 7)
         check(out[i] == (long)size * (size - 1) / 2 + (long)size * i,
