@@ -855,25 +855,24 @@ const double *pat_state_predict(pat_state *ps, double bytes, pat_model *model) {
     if (seen == ps->pred_seen && q == ps->pred_q && phase == ps->pred_phase)
       return ps->predicted; /* as computed last: nothing new observed */
     /* it fails only for a call before the last observed one, which the
-     * layer's lag rules out (pat_exchange_lag >= 1); then balanced, and
-     * not kept (alike on every rank: the same calls everywhere) */
-    if (pat_predictor_predict_for(ps->pred, ps->calls, ps->predicted) !=
+     * layer's lag rules out (pat_exchange_lag >= 1); then balanced as
+     * below (alike on every rank: the same calls everywhere) */
+    if (pat_predictor_predict_for(ps->pred, ps->calls, ps->predicted) ==
         PAT_SUCCESS) {
-      memset(ps->predicted, 0, (size_t)ps->nranks * sizeof *ps->predicted);
-      ps->pred_seen = -1;
+      for (int r = 0; q > 0 && isfinite(q) && r < ps->nranks; r++)
+        ps->predicted[r] = q * nearbyint(ps->predicted[r] / q);
+      ps->pred_seen = seen;
+      ps->pred_q = q;
+      ps->pred_phase = phase;
       return ps->predicted;
     }
-    for (int r = 0; q > 0 && isfinite(q) && r < ps->nranks; r++)
-      ps->predicted[r] = q * nearbyint(ps->predicted[r] / q);
-    ps->pred_seen = seen;
-    ps->pred_q = q;
-    ps->pred_phase = phase;
   } else {
-    /* no model yet: balanced, where the tree does not depend on it */
-    memset(ps->predicted, 0, (size_t)ps->nranks * sizeof *ps->predicted);
-    ps->pred_seen = -1;
     *model = (pat_model){1.0, 0, 0};
   }
+  /* no model yet, or no prediction: balanced, where the tree does not
+   * depend on it, and not kept */
+  memset(ps->predicted, 0, (size_t)ps->nranks * sizeof *ps->predicted);
+  ps->pred_seen = -1;
   return ps->predicted;
 }
 
