@@ -113,7 +113,11 @@
  * all once the machine changed (PHASE_DRIFTED) (a real node, 8 ranks on
  * 2 cores, 512 KiB balanced: the plan ran 1.3-1.8x its corrected estimate
  * and came back every 20-40 scored calls; unit_auto
- * slow_plan_comes_back_less_often).
+ * slow_plan_comes_back_less_often).  A planning row's first realized time
+ * in a size class counts only if the row ran slower than its correction
+ * says: faster, it passes the row's trial and credits it nothing (the
+ * first calls' arrivals can spread over milliseconds, where the model
+ * means little; unit_auto planning_row_on_trial).
  *
  * Measured rows.  The model ranks the rows for a machine like the one it
  * was fitted on; on another it can be wrong by several times (this
@@ -1472,11 +1476,34 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
       l->warm |= 1ull << w->ran;
     return;
   }
+  raw = seconds / w->ran_est;
+  if (pat_alg_table[w->ran]->uses_arrivals && !(l->warm & (1ull << w->ran))) {
+    /* A planning row's first call in the class came among the first
+     * calls, whose arrivals may spread over milliseconds, where the
+     * model's estimates mean little.  Slower than its correction says,
+     * it counts (the trial is there for a plan the network runs slow);
+     * faster, it passes the trial but credits the row nothing.  Counted,
+     * such a call of clairvoyant (a real node, 8 ranks on 2 cores, 8 B
+     * balanced, call 3, arrivals 0.7 ms apart: 0.41x its estimate) left a
+     * correction of 0.8 that faded over hundreds of calls; once the
+     * machine's scatter had calmed the plans, made to look 13-20% faster
+     * than modeled, won their scores, and a spell of 12-108 calls at
+     * 1.08-1.2x binomial's time, the exchange back at every 8th call,
+     * began between calls 450 and 720 in 14 of 16 runs of 1000 calls
+     * (after: 1 of 6, one whose measuring had gone astray). */
+    l->warm |= 1ull << w->ran;
+    if (raw / l->env < l->corr[w->ran]) {
+      if (call == s->trial_call) {
+        s->trial_call = -1;
+        l->trusted = (int)w->ran;
+      }
+      return;
+    }
+  }
   if (call == s->trial_call) { /* the trial is measured: trusted from now */
     s->trial_call = -1;
     l->trusted = (int)w->ran;
   }
-  raw = seconds / w->ran_est;
   r = fmin(fmax(raw, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
   if (!pat_alg_table[w->ran]->uses_arrivals) {
     /* a row's first measured call is not counted: it paid for what the
