@@ -1489,6 +1489,7 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
   pending *w;
   learned *l;
   double r, raw;
+  int first; /* a planning row's first realized time in the class */
   s->heard++;
   if (call < 0 || !(seconds > 0) || !isfinite(seconds))
     return;
@@ -1505,7 +1506,8 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
     return;
   }
   raw = seconds / w->ran_est;
-  if (pat_alg_table[w->ran]->uses_arrivals && !(l->warm & (1ull << w->ran))) {
+  first = pat_alg_table[w->ran]->uses_arrivals && !(l->warm & (1ull << w->ran));
+  if (first) {
     /* A planning row's first call in the class came among the first
      * calls, whose arrivals may spread over milliseconds, where the
      * model's estimates mean little.  Slower than its correction says,
@@ -1520,18 +1522,13 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
      * began between calls 450 and 720 in 14 of 16 runs of 1000 calls
      * (after: 1 of 6, one whose measuring had gone astray). */
     l->warm |= 1ull << w->ran;
-    if (raw / l->env < l->corr[w->ran]) {
-      if (call == s->trial_call) {
-        s->trial_call = -1;
-        l->trusted = (int)w->ran;
-      }
-      return;
-    }
   }
   if (call == s->trial_call) { /* the trial is measured: trusted from now */
     s->trial_call = -1;
     l->trusted = (int)w->ran;
   }
+  if (first && raw / l->env < l->corr[w->ran])
+    return; /* faster than its correction says: credits nothing */
   r = fmin(fmax(raw, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
   if (!pat_alg_table[w->ran]->uses_arrivals) {
     /* a row's first measured call is not counted: it paid for what the

@@ -992,7 +992,8 @@ static void model_ties_go_to_binomial(void **state) {
  * binomial 1x, the others 2x or 3x), settled by measuring, a predicted
  * root late by a few hundred microseconds (which a chain's root absorbs
  * in the model) does not make pipeline the aware choice; with the model
- * in force (every row as modeled) it does. */
+ * in force (every row as modeled) it does.  count: the call's elements;
+ * blind (NULL: not wanted) gets the choice settled, balanced. */
 static pat_reduce_alg aware_under_root_late(int count, double pipeline_factor,
                                             double pick_factor, double others,
                                             double d, pat_reduce_alg *blind) {
@@ -1037,12 +1038,12 @@ static void corrected_rows_weighed_balanced(void **state) {
 
 /* A row measured faster than modeled gains its correction on its own
  * time, not on the arrivals' spread, which no row shortens by running
- * faster: settled on a machine where pipeline runs 0.6x its model
- * (binomial 1x, the others 2x-3x), binomial stays the blind choice
+ * faster: settled at 8 KiB on a machine where pipeline runs 0.5x its
+ * model (binomial 1x, the others 2x-3x), binomial stays the blind choice
  * (pipeline's corrected balanced estimate is above it), and a root
  * predicted late by 50 us - 2 ms, far more than either row takes, never
  * makes pipeline the aware choice.  With the correction on the whole
- * estimate (0.6 x (balanced + spread)) it was from a few hundred us on
+ * estimate (0.5 x (balanced + spread)) it was
  * (a real node, 8 ranks on 2 cores, 4 KiB balanced, pipeline measured
  * x0.64 under an exchanged call's arrival spreads of 30-100 us: the
  * aware choice on 522 of 1000 calls, each 1.27x binomial's time). */
