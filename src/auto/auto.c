@@ -191,13 +191,20 @@
  * a small message's first 450 calls exchanged every 8th to 32nd call, the
  * calls around each exchange 1.2-5x binomial's: a real node, 8 ranks on 2
  * cores, 8 B balanced, auto 1.10x binomial's median over 1000 calls;
- * with 2, 1.08x, the pace at 64 by call 100), or every
- * PAT_EXCHANGE_MAX_PACED-th while the calls come back to back (see "Back
- * to back"); it is back to the automatic interval once a plan runs or
- * the rows are measured (back to back too); while rows are measured
- * every call exchanges up to P = 128 (the measuring then ends in a few
- * dozen calls: it took 150 at the small messages' interval; back to back
- * a row's runs need every call exchanged), within the measuring's budget
+ * with 2, 1.08x, the pace at 64 by call 100), and past it, up to every
+ * PAT_EXCHANGE_MAX_PACED-th, while that many calls take at most
+ * PAT_AUTO_REACT by the running row's last realized times (longest_apart:
+ * on that node an exchanged call and the one completing it took 2-6x
+ * binomial's time, so every 64th call cost 3-10% of auto's mean; 8 B,
+ * 2000 calls, 5 runs interleaved: auto over binomial 1.009-1.019 by the
+ * median and 0.96-1.07 by the mean, against 1.015-1.050 and 1.07-1.14
+ * stopping at 64; a change of arrivals is seen within 32 ms of calls as
+ * they ran, or 64 calls), or every PAT_EXCHANGE_MAX_PACED-th while the
+ * calls come back to back (see "Back to back"); it is back to the automatic
+ * interval once a plan runs or the rows are measured (back to back too); while
+ * rows are measured every call exchanges up to P = 128 (the measuring then ends
+ * in a few dozen calls: it took 150 at the small messages' interval; back to
+ * back a row's runs need every call exchanged), within the measuring's budget
  * (PAT_AUTO_SPEND calls a row, twice that back to back);
  * and the next call exchanges at once after a trial (its realized time
  * comes with the next exchange), after a score, blind, that showed the
@@ -206,7 +213,8 @@
  * stretched past PAT_EXCHANGE_MAX_EVERY, once for each.  A set
  * PAT_REDUCE_EXCHANGE_INTERVAL is kept as set.  A late rank that appears
  * during a long quiet spell is seen at the next exchange, up to 64 calls
- * later (1024 back to back).
+ * later, or PAT_AUTO_REACT of calls as they ran before (1024 calls back
+ * to back).
  *
  * Ties.  A row ranks ahead of binomial only where its estimate is below
  * binomial's by more than PAT_AUTO_TIE (least_of): a lead of a fraction of
@@ -1704,24 +1712,40 @@ static int remeasure(const learned *l) {
   return PHASE_NEW;
 }
 
+/* The longest interval the pace may stretch to in class l while its
+ * calls come apart (see "Pace"): PAT_EXCHANGE_MAX_EVERY calls, or more, up
+ * to PAT_EXCHANGE_MAX_PACED, while that many calls of row a take at most
+ * PAT_AUTO_REACT by the median of its last realized times (exchanged
+ * data: the same on every rank). */
+static long longest_apart(const learned *l, int a) {
+  long n = PAT_EXCHANGE_MAX_EVERY, k = l->nmeas[a];
+  double t = k > 0 ? median_of(l->secs[a], k,
+                               k < PAT_AUTO_SAMPLES ? k : PAT_AUTO_SAMPLES)
+                   : NAN;
+  while (t > 0 && 2 * n <= PAT_EXCHANGE_MAX_PACED &&
+         2 * n * t <= PAT_AUTO_REACT)
+    n *= 2;
+  return n;
+}
+
 /* The exchange's pace for the calls after this one (see "Pace"): every,
  * the interval the PAT layer would use (automatic: 1 if not). */
 static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
   int ahead =
       l->scored > l->mode_at && l->diff[(l->scored - 1) % PAT_AUTO_WINDOW] < 0;
   int b2b = back_to_back(l);
+  long apart = longest_apart(l, (int)s->blind);
   if (!automatic || (l->phase != PHASE_SETTLED && !measuring_waits(l)) ||
       (!l->blind_mode && s->aware != s->blind)) {
     l->stretch = 1;
     l->quiet = 0;
   } else if (l->quiet >= PAT_AUTO_QUIET &&
-             2 * l->stretch * every <=
-                 (b2b ? PAT_EXCHANGE_MAX_PACED : PAT_EXCHANGE_MAX_EVERY)) {
+             2 * l->stretch * every <= (b2b ? PAT_EXCHANGE_MAX_PACED : apart)) {
     l->stretch *= 2;
     l->quiet = 0;
   }
-  /* calls apart again: back to the automatic interval's longest */
-  while (!b2b && l->stretch > 1 && l->stretch * every > PAT_EXCHANGE_MAX_EVERY)
+  /* calls apart again, or slower: back to their longest */
+  while (!b2b && l->stretch > 1 && l->stretch * every > apart)
     l->stretch /= 2;
   s->soon = -1;
   if (!automatic || call < 0)

@@ -10,6 +10,13 @@
 
 typedef struct pat_auto pat_auto;
 
+/* Settled and using no prediction, the calls apart, the exchange's
+ * interval stretches past PAT_EXCHANGE_MAX_EVERY calls (up to
+ * PAT_EXCHANGE_MAX_PACED) while its calls take at most this many seconds
+ * by the running row's realized times: how late a change of arrivals may
+ * be seen (auto.c, "Pace"). */
+#define PAT_AUTO_REACT 32e-3
+
 pat_auto *pat_auto_alloc(int nranks); /* NULL when out of memory */
 void pat_auto_free(pat_auto *a);      /* accepts NULL */
 

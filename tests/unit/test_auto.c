@@ -777,9 +777,9 @@ static int skewed_call(int every, int k) {
  * the root was late (the others wait for it); realized times two calls
  * later, arrivals a call later.  Returns the rows run (a bit per row). */
 static unsigned drive_skewed(pat_auto *au, pat_sched_params *p,
-                             const pat_call_props *props,
-                             const double *factor, double D, int every,
-                             int calls, pat_reduce_alg *ran) {
+                             const pat_call_props *props, const double *factor,
+                             double D, int every, int calls,
+                             pat_reduce_alg *ran) {
   enum { P = 16 };
   double zeros[P] = {0}, late[P] = {0};
   unsigned rows = 0;
@@ -792,10 +792,9 @@ static unsigned drive_skewed(pat_auto *au, pat_sched_params *p,
       int skewed = skewed_call(every, k - 2);
       pat_reduce_alg r = ran[k - 2];
       p->arrivals = NULL;
-      pat_auto_realized(au, k - 2,
-                        factor[r] * pat_alg_table[r]->estimate(p) +
-                            (skewed ? D : 0),
-                        NULL);
+      pat_auto_realized(
+          au, k - 2,
+          factor[r] * pat_alg_table[r]->estimate(p) + (skewed ? D : 0), NULL);
     }
     if (k >= 1)
       came = skewed_call(every, k - 1) ? late : zeros;
@@ -877,11 +876,11 @@ static void spread_calls_measure_no_row(void **state) {
    * dropped, or ranked, only by them once they come), and ring wins */
   for (int every = 2; every <= 3; every++) {
     for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
-      factor[a] = a == (int)pick                     ? 3
-                  : a == PAT_REDUCE_ALG_BINOMIAL     ? 1
-                  : a == PAT_REDUCE_ALG_RING         ? 0.5 * bin /
-                                                     pat_alg_table[a]->estimate(&p)
-                                                     : 2;
+      factor[a] = a == (int)pick                 ? 3
+                  : a == PAT_REDUCE_ALG_BINOMIAL ? 1
+                  : a == PAT_REDUCE_ALG_RING
+                      ? 0.5 * bin / pat_alg_table[a]->estimate(&p)
+                      : 2;
     au = pat_auto_alloc(P);
     rows = drive_skewed(au, &p, &props, factor, 2 * bin, every, CALLS, ran);
     last_other = last_off(ran, CALLS, PAT_REDUCE_ALG_RING);
@@ -1091,7 +1090,8 @@ static void unprobed_rows_weighed_balanced(void **state) {
 
 /* The exchange's pace (auto.c, "Pace"): settled and using no prediction
  * (binomial the only candidate), the automatic interval (every call at
- * 64 KiB) doubles every 2 observed calls up to every 64th call; with a
+ * 64 KiB) doubles every 2 observed calls, past every 64th call in its
+ * 200 calls (see pace_stretches_by_the_calls_time); with a
  * plan running (a late rank predicted and real, clairvoyant a candidate)
  * it stays at the automatic interval, and the call after the plan's
  * trial exchanges at once, once; a set PAT_REDUCE_EXCHANGE_INTERVAL is
@@ -1130,7 +1130,7 @@ static void pace_follows_the_predictions(void **state) {
   int soon, quiet, plan, set;
   (void)state;
   quiet = stretch_after("binomial,binomial", NULL, 0, &soon);
-  assert_int_equal(quiet, PAT_EXCHANGE_MAX_EVERY);
+  assert_true(quiet >= PAT_EXCHANGE_MAX_EVERY);
   plan = stretch_after("binomial,clairvoyant", NULL, 1, &soon);
   print_message("pace: stretch %d with no prediction used, %d with a plan "
                 "running (%d calls asked to exchange at once)\n",
@@ -1140,6 +1140,53 @@ static void pace_follows_the_predictions(void **state) {
   set = stretch_after("binomial,binomial", "4", 0, &soon);
   assert_int_equal(set, 1);
   assert_int_equal(soon, 0);
+}
+
+/* The pace's longest interval while the calls come apart (auto.c,
+ * "Pace"): past every 64th call as far as PAT_AUTO_REACT of the running
+ * row's realized times allows.  8 B, P = 16, binomial the only
+ * candidate, 3000 calls (the interval doubles every 2 observed calls):
+ * realized as modeled (microseconds a call) the interval reaches every
+ * PAT_EXCHANGE_MAX_PACED-th call; realized at PAT_AUTO_REACT / 48 a call
+ * (64 calls take longer than PAT_AUTO_REACT) it stops at every 64th, as
+ * it did before the interval's time was counted (a real node, 8 ranks on
+ * 2 cores, 8 B balanced: an exchanged call and the one completing it
+ * take 2-6x binomial's time, so every 64th call cost auto 3-10% of its
+ * mean). */
+static int longest_interval(double seconds_a_call) {
+  enum { P = 16, CALLS = 3000 };
+  double zeros[P] = {0}, factor[PAT_REDUCE_ALG_COUNT];
+  pat_sched_params p = params(P, 1, zeros);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 1};
+  pat_auto *au = pat_auto_alloc(P);
+  static pat_reduce_alg ran[CALLS];
+  int stretch, every = pat_exchange_interval(&p.model, 8, P);
+  long soon;
+  setenv("PAT_REDUCE_ALGORITHM", "binomial,binomial", 1);
+  pat_reduce_config_reload();
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    factor[a] = 1;
+  factor[PAT_REDUCE_ALG_BINOMIAL] =
+      seconds_a_call / pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&p);
+  drive(au, &p, &props, zeros, 0, CALLS, factor, ran);
+  pat_auto_pace(au, &stretch, &soon);
+  pat_auto_free(au);
+  return stretch * every;
+}
+
+static void pace_stretches_by_the_calls_time(void **state) {
+  pat_sched_params p = params(16, 1, NULL);
+  double modeled = pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&p);
+  int fast, slow;
+  (void)state;
+  assert_true(PAT_EXCHANGE_MAX_PACED * modeled <= PAT_AUTO_REACT);
+  fast = longest_interval(modeled);
+  slow = longest_interval(PAT_AUTO_REACT / 48);
+  print_message("pace apart: every %d calls at %.2g s a call, every %d at "
+                "%.2g s\n",
+                fast, modeled, slow, PAT_AUTO_REACT / 48);
+  assert_int_equal(fast, PAT_EXCHANGE_MAX_PACED);
+  assert_int_equal(slow, PAT_EXCHANGE_MAX_EVERY);
 }
 
 /* The PAT layer refits the model while the first calls run: once the
@@ -1613,7 +1660,11 @@ static void back_to_back_calls_teach_nothing(void **state) {
                 "stretch %d\n",
                 picks, off, CALLS - 20, 3 * CALLS - 1, stretch);
   assert_int_equal(off, 0);
-  assert_true(stretch <= PAT_EXCHANGE_MAX_EVERY);
+  /* back to what binomial's realized times allow apart (the pace) */
+  assert_true(
+      stretch <= PAT_EXCHANGE_MAX_EVERY ||
+      stretch * pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&large) <=
+          PAT_AUTO_REACT);
   pat_auto_free(au);
 }
 
@@ -1941,6 +1992,7 @@ int main(void) {
       cmocka_unit_test_teardown(faster_rows_gain_no_spread, reset_env),
       cmocka_unit_test_teardown(unprobed_rows_weighed_balanced, reset_env),
       cmocka_unit_test_teardown(pace_follows_the_predictions, reset_env),
+      cmocka_unit_test_teardown(pace_stretches_by_the_calls_time, reset_env),
       cmocka_unit_test_teardown(measuring_serves_every_call, reset_env),
       cmocka_unit_test_teardown(measuring_runs_the_fastest_measured, reset_env),
       cmocka_unit_test_teardown(refitted_model_is_checked_again, reset_env),
