@@ -142,8 +142,9 @@ int pat_exchange_lag(int nranks);
  * keeps to PAT_EXCHANGE_MAX_EVERY but where the calls come back to back
  * (auto.c, "Back to back"), where each exchange makes the ranks ahead
  * wait for the root (8 ranks on 2 cores, 4 B: 100-200 us of the root's
- * time per exchange, against 0.2-1.5 us a call), and where that many
- * calls take at most PAT_AUTO_REACT (auto.h). */
+ * time per exchange, against 0.2-1.5 us a call), and, the calls apart,
+ * while that many of them take at most its reaction time, exit to exit
+ * (auto.c, "Pace"). */
 #define PAT_EXCHANGE_MAX_PACED 1024
 _Static_assert(PAT_EXCHANGE_MAX_PACED >= PAT_EXCHANGE_MAX_EVERY,
                "a pace may stretch as far as the automatic interval goes");

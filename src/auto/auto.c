@@ -193,13 +193,18 @@
  * cores, 8 B balanced, auto 1.10x binomial's median over 1000 calls;
  * with 2, 1.08x, the pace at 64 by call 100), and past it, up to every
  * PAT_EXCHANGE_MAX_PACED-th, while that many calls take at most
- * PAT_AUTO_REACT by the running row's last realized times (longest_apart:
- * on that node an exchanged call and the one completing it took 2-6x
- * binomial's time, so every 64th call cost 3-10% of auto's mean; 8 B,
- * 2000 calls, 5 runs interleaved: auto over binomial 1.009-1.019 by the
- * median and 0.96-1.07 by the mean, against 1.015-1.050 and 1.07-1.14
- * stopping at 64; a change of arrivals is seen within 32 ms of calls as
- * they ran, or 64 calls), or every PAT_EXCHANGE_MAX_PACED-th while the
+ * PAT_AUTO_REACT by the periods of the last observed calls (their root's
+ * exit-to-exit times, the work between the calls included;
+ * longest_apart), so that a change of arrivals is seen within 64 calls or
+ * PAT_AUTO_REACT, whichever is longer (on that node an exchanged call and
+ * the one completing it took 2-6x binomial's time, so every 64th call
+ * cost 3-10% of auto's mean; bounded by the calls' realized times alone,
+ * which leave out the time between calls, the pace stretched to every
+ * 256th call there, exchanges seconds apart, and auto took 1.009-1.019x
+ * binomial by the median and 0.96-1.07x by the mean at 8 B, against
+ * 1.015-1.050 and 1.07-1.14; by the periods, 16-64 ms between a row's
+ * calls in patbench there, it stays at every 64th), or every
+ * PAT_EXCHANGE_MAX_PACED-th while the
  * calls come back to back (see "Back to back"); it is back to the automatic
  * interval once a plan runs or the rows are measured (back to back too); while
  * rows are measured every call exchanges up to P = 128 (the measuring then ends
@@ -213,8 +218,8 @@
  * stretched past PAT_EXCHANGE_MAX_EVERY, once for each.  A set
  * PAT_REDUCE_EXCHANGE_INTERVAL is kept as set.  A late rank that appears
  * during a long quiet spell is seen at the next exchange, up to 64 calls
- * later, or PAT_AUTO_REACT of calls as they ran before (1024 calls back
- * to back).
+ * or PAT_AUTO_REACT later, whichever is longer, at the calls' pace before
+ * (1024 calls back to back).
  *
  * Ties.  A row ranks ahead of binomial only where its estimate is below
  * binomial's by more than PAT_AUTO_TIE (least_of): a lead of a fraction of
@@ -456,6 +461,11 @@ typedef struct learned {
   int stretch;
   int quiet;
   long soon_scored; /* the score it last asked the next exchange for */
+  /* the periods of the last observed calls that came apart (their root's
+   * exit-to-exit time: the call and the work before it; a ring, newest
+   * at nperiod - 1): how long the pace's calls take (longest_apart) */
+  double period[PAT_AUTO_SAMPLES];
+  long nperiod;
   /* the logs of the last realized over estimated times of rows that do
    * not plan with arrivals (a ring, newest at nnoise - 1): their scatter
    * is the margin a plan must win by (see add_noise) */
@@ -1513,6 +1523,9 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
       l->warm |= 1ull << w->ran;
     return;
   }
+  if (intervals != NULL && intervals[w->params.root] > 0 &&
+      isfinite(intervals[w->params.root]))
+    l->period[l->nperiod++ % PAT_AUTO_SAMPLES] = intervals[w->params.root];
   raw = seconds / w->ran_est;
   first = pat_alg_table[w->ran]->uses_arrivals && !(l->warm & (1ull << w->ran));
   if (first) {
@@ -1714,12 +1727,12 @@ static int remeasure(const learned *l) {
 
 /* The longest interval the pace may stretch to in class l while its
  * calls come apart (see "Pace"): PAT_EXCHANGE_MAX_EVERY calls, or more, up
- * to PAT_EXCHANGE_MAX_PACED, while that many calls of row a take at most
- * PAT_AUTO_REACT by the median of its last realized times (exchanged
+ * to PAT_EXCHANGE_MAX_PACED, while that many calls take at most
+ * PAT_AUTO_REACT by the median of the last observed periods (exchanged
  * data: the same on every rank). */
-static long longest_apart(const learned *l, int a) {
-  long n = PAT_EXCHANGE_MAX_EVERY, k = l->nmeas[a];
-  double t = k > 0 ? median_of(l->secs[a], k,
+static long longest_apart(const learned *l) {
+  long n = PAT_EXCHANGE_MAX_EVERY, k = l->nperiod;
+  double t = k > 0 ? median_of(l->period, k,
                                k < PAT_AUTO_SAMPLES ? k : PAT_AUTO_SAMPLES)
                    : NAN;
   while (t > 0 && 2 * n <= PAT_EXCHANGE_MAX_PACED &&
@@ -1734,7 +1747,7 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
   int ahead =
       l->scored > l->mode_at && l->diff[(l->scored - 1) % PAT_AUTO_WINDOW] < 0;
   int b2b = back_to_back(l);
-  long apart = longest_apart(l, (int)s->blind);
+  long apart = longest_apart(l);
   if (!automatic || (l->phase != PHASE_SETTLED && !measuring_waits(l)) ||
       (!l->blind_mode && s->aware != s->blind)) {
     l->stretch = 1;

@@ -13,9 +13,10 @@ typedef struct pat_auto pat_auto;
 /* Settled and using no prediction, the calls apart, the exchange's
  * interval stretches past PAT_EXCHANGE_MAX_EVERY calls (up to
  * PAT_EXCHANGE_MAX_PACED) while its calls take at most this many seconds
- * by the running row's realized times: how late a change of arrivals may
- * be seen (auto.c, "Pace"). */
-#define PAT_AUTO_REACT 32e-3
+ * by their periods (exit to exit, the work between calls included): a
+ * change of arrivals is seen within PAT_EXCHANGE_MAX_EVERY calls or this
+ * time, whichever is longer (auto.c, "Pace"). */
+#define PAT_AUTO_REACT 64e-3
 
 pat_auto *pat_auto_alloc(int nranks); /* NULL when out of memory */
 void pat_auto_free(pat_auto *a);      /* accepts NULL */

@@ -435,8 +435,8 @@ static void trial_on_exchanged_calls(void **state) {
   }
 }
 
-/* With an exchange interval longer than auto's longest own
- * (PAT_EXCHANGE_MAX_EVERY) a realized time comes back that many calls
+/* With an exchange interval set longer than the automatic interval's
+ * longest (PAT_EXCHANGE_MAX_EVERY) a realized time comes back that many calls
  * later: no trial then (it would hold clairvoyant off for that long), the
  * planning row runs as chosen. */
 static void no_trial_beyond_the_ring(void **state) {
@@ -1091,7 +1091,8 @@ static void unprobed_rows_weighed_balanced(void **state) {
 /* The exchange's pace (auto.c, "Pace"): settled and using no prediction
  * (binomial the only candidate), the automatic interval (every call at
  * 64 KiB) doubles every 2 observed calls, past every 64th call in its
- * 200 calls (see pace_stretches_by_the_calls_time); with a
+ * 200 calls as far as the calls' periods allow (see
+ * pace_stretches_by_the_calls_time); with a
  * plan running (a late rank predicted and real, clairvoyant a candidate)
  * it stays at the automatic interval, and the call after the plan's
  * trial exchanges at once, once; a set PAT_REDUCE_EXCHANGE_INTERVAL is
@@ -1128,9 +1129,14 @@ static int stretch_after(const char *list, const char *interval, int late,
 
 static void pace_follows_the_predictions(void **state) {
   int soon, quiet, plan, set;
+  pat_sched_params p = params(16, 8192, NULL);
+  double period = pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&p);
   (void)state;
   quiet = stretch_after("binomial,binomial", NULL, 0, &soon);
-  assert_true(quiet >= PAT_EXCHANGE_MAX_EVERY);
+  /* past every 64th call, as far as PAT_AUTO_REACT of binomial's periods
+   * (its balanced time here) allows */
+  assert_true(quiet > PAT_EXCHANGE_MAX_EVERY);
+  assert_true(quiet * period <= PAT_AUTO_REACT);
   plan = stretch_after("binomial,clairvoyant", NULL, 1, &soon);
   print_message("pace: stretch %d with no prediction used, %d with a plan "
                 "running (%d calls asked to exchange at once)\n",
@@ -1143,16 +1149,13 @@ static void pace_follows_the_predictions(void **state) {
 }
 
 /* The pace's longest interval while the calls come apart (auto.c,
- * "Pace"): past every 64th call as far as PAT_AUTO_REACT of the running
- * row's realized times allows.  8 B, P = 16, binomial the only
- * candidate, 3000 calls (the interval doubles every 2 observed calls):
- * realized as modeled (microseconds a call) the interval reaches every
- * PAT_EXCHANGE_MAX_PACED-th call; realized at PAT_AUTO_REACT / 48 a call
- * (64 calls take longer than PAT_AUTO_REACT) it stops at every 64th, as
- * it did before the interval's time was counted (a real node, 8 ranks on
- * 2 cores, 8 B balanced: an exchanged call and the one completing it
- * take 2-6x binomial's time, so every 64th call cost auto 3-10% of its
- * mean). */
+ * "Pace"): past every 64th call as far as PAT_AUTO_REACT of the calls'
+ * periods (exit to exit) allows.  8 B, P = 16, binomial the only
+ * candidate, 3000 calls (the interval doubles every 2 observed calls, so
+ * it can reach every 1024th), every call taking seconds_a_call exit to
+ * exit: at the model's time (microseconds) every PAT_EXCHANGE_MAX_PACED-th
+ * call; at PAT_AUTO_REACT / 300, / 200 and / 48 every 256th, 128th and
+ * 64th (the longest before the periods were counted). */
 static int longest_interval(double seconds_a_call) {
   enum { P = 16, CALLS = 3000 };
   double zeros[P] = {0}, factor[PAT_REDUCE_ALG_COUNT];
@@ -1166,6 +1169,7 @@ static int longest_interval(double seconds_a_call) {
   pat_reduce_config_reload();
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
     factor[a] = 1;
+  /* the realized time and the period both (realized_two_back) */
   factor[PAT_REDUCE_ALG_BINOMIAL] =
       seconds_a_call / pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&p);
   drive(au, &p, &props, zeros, 0, CALLS, factor, ran);
@@ -1175,18 +1179,27 @@ static int longest_interval(double seconds_a_call) {
 }
 
 static void pace_stretches_by_the_calls_time(void **state) {
+  static const struct {
+    double per_react; /* a call's period: PAT_AUTO_REACT / this */
+    int every;        /* the longest interval expected */
+  } cases[] = {{48, PAT_EXCHANGE_MAX_EVERY},
+               {200, 2 * PAT_EXCHANGE_MAX_EVERY},
+               {300, 4 * PAT_EXCHANGE_MAX_EVERY}};
   pat_sched_params p = params(16, 1, NULL);
   double modeled = pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&p);
-  int fast, slow;
+  int got;
   (void)state;
   assert_true(PAT_EXCHANGE_MAX_PACED * modeled <= PAT_AUTO_REACT);
-  fast = longest_interval(modeled);
-  slow = longest_interval(PAT_AUTO_REACT / 48);
-  print_message("pace apart: every %d calls at %.2g s a call, every %d at "
-                "%.2g s\n",
-                fast, modeled, slow, PAT_AUTO_REACT / 48);
-  assert_int_equal(fast, PAT_EXCHANGE_MAX_PACED);
-  assert_int_equal(slow, PAT_EXCHANGE_MAX_EVERY);
+  got = longest_interval(modeled);
+  print_message("pace apart: every %d calls at %.2g s a call", got, modeled);
+  assert_int_equal(got, PAT_EXCHANGE_MAX_PACED);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    got = longest_interval(PAT_AUTO_REACT / cases[i].per_react);
+    print_message(", every %d at %.2g s", got,
+                  PAT_AUTO_REACT / cases[i].per_react);
+    assert_int_equal(got, cases[i].every);
+  }
+  print_message("\n");
 }
 
 /* The PAT layer refits the model while the first calls run: once the
@@ -1660,7 +1673,8 @@ static void back_to_back_calls_teach_nothing(void **state) {
                 "stretch %d\n",
                 picks, off, CALLS - 20, 3 * CALLS - 1, stretch);
   assert_int_equal(off, 0);
-  /* back to what binomial's realized times allow apart (the pace) */
+  /* at most what binomial's periods apart allow (the pace; at 64 KiB the
+   * automatic interval is every call) */
   assert_true(
       stretch <= PAT_EXCHANGE_MAX_EVERY ||
       stretch * pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&large) <=
