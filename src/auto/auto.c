@@ -204,12 +204,12 @@
  * binomial by the median and 0.96-1.07x by the mean at 8 B, against
  * 1.015-1.050 and 1.07-1.14; by the periods, 16-64 ms between a row's
  * calls in patbench there, it stays at every 64th), or every
- * PAT_EXCHANGE_MAX_PACED-th while the
- * calls come back to back (see "Back to back"); it is back to the automatic
- * interval once a plan runs or the rows are measured (back to back too); while
- * rows are measured every call exchanges up to P = 128 (the measuring then ends
- * in a few dozen calls: it took 150 at the small messages' interval; back to
- * back a row's runs need every call exchanged), within the measuring's budget
+ * PAT_EXCHANGE_MAX_PACED-th while the calls come back to back (see "Back
+ * to back"); it is back to the automatic interval once a plan runs or
+ * the rows are measured (back to back too); while rows are measured
+ * every call exchanges up to P = 128 (the measuring then ends in a few
+ * dozen calls: it took 150 at the small messages' interval; back to back
+ * a row's runs need every call exchanged), within the measuring's budget
  * (PAT_AUTO_SPEND calls a row, twice that back to back);
  * and the next call exchanges at once after a trial (its realized time
  * comes with the next exchange), after a score, blind, that showed the

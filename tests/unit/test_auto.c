@@ -777,9 +777,9 @@ static int skewed_call(int every, int k) {
  * the root was late (the others wait for it); realized times two calls
  * later, arrivals a call later.  Returns the rows run (a bit per row). */
 static unsigned drive_skewed(pat_auto *au, pat_sched_params *p,
-                             const pat_call_props *props, const double *factor,
-                             double D, int every, int calls,
-                             pat_reduce_alg *ran) {
+                             const pat_call_props *props,
+                             const double *factor, double D, int every,
+                             int calls, pat_reduce_alg *ran) {
   enum { P = 16 };
   double zeros[P] = {0}, late[P] = {0};
   unsigned rows = 0;
@@ -792,9 +792,10 @@ static unsigned drive_skewed(pat_auto *au, pat_sched_params *p,
       int skewed = skewed_call(every, k - 2);
       pat_reduce_alg r = ran[k - 2];
       p->arrivals = NULL;
-      pat_auto_realized(
-          au, k - 2,
-          factor[r] * pat_alg_table[r]->estimate(p) + (skewed ? D : 0), NULL);
+      pat_auto_realized(au, k - 2,
+                        factor[r] * pat_alg_table[r]->estimate(p) +
+                            (skewed ? D : 0),
+                        NULL);
     }
     if (k >= 1)
       came = skewed_call(every, k - 1) ? late : zeros;
@@ -876,11 +877,11 @@ static void spread_calls_measure_no_row(void **state) {
    * dropped, or ranked, only by them once they come), and ring wins */
   for (int every = 2; every <= 3; every++) {
     for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
-      factor[a] = a == (int)pick                 ? 3
-                  : a == PAT_REDUCE_ALG_BINOMIAL ? 1
-                  : a == PAT_REDUCE_ALG_RING
-                      ? 0.5 * bin / pat_alg_table[a]->estimate(&p)
-                      : 2;
+      factor[a] = a == (int)pick                     ? 3
+                  : a == PAT_REDUCE_ALG_BINOMIAL     ? 1
+                  : a == PAT_REDUCE_ALG_RING         ? 0.5 * bin /
+                                                     pat_alg_table[a]->estimate(&p)
+                                                     : 2;
     au = pat_auto_alloc(P);
     rows = drive_skewed(au, &p, &props, factor, 2 * bin, every, CALLS, ran);
     last_other = last_off(ran, CALLS, PAT_REDUCE_ALG_RING);
