@@ -451,7 +451,11 @@ typedef struct learned {
    * call ever came so (b2b_seen), and the scored calls apart since the
    * last that did, up to PAT_AUTO_SAMPLES */
   int apart, b2b_seen;
-  long soon_apart; /* the score apart it last asked the next exchange for */
+  /* the observed calls apart so far, and how many there were when it last
+   * asked the next exchange for the next one (a skimmed call apart is
+   * not scored: keyed on the scores, the third that ends a spell waited
+   * for the pace, 1024 calls; unit_auto pace_drops_when_calls_come_apart) */
+  long napart, soon_apart;
   long settled_at; /* its nmeas then */
   double settled_ratio;
   int drifting; /* its last calm ratios off it by PAT_AUTO_DRIFT, in a row */
@@ -1356,6 +1360,7 @@ static void score(pat_auto *s, const double *actual, long call, double idle) {
   } else {
     w->b2b = idle < PAT_AUTO_IDLE;
     l->apart = w->b2b ? 0 : l->apart + (l->apart < PAT_AUTO_SAMPLES);
+    l->napart += !w->b2b;
     l->b2b_seen |= w->b2b;
   }
   aware = under(w->aware, &w->params, w->replay, actual, l);
@@ -1728,13 +1733,20 @@ static int remeasure(const learned *l) {
 /* The longest interval the pace may stretch to in class l while its
  * calls come apart (see "Pace"): PAT_EXCHANGE_MAX_EVERY calls, or more, up
  * to PAT_EXCHANGE_MAX_PACED, while that many calls take at most
- * PAT_AUTO_REACT by the median of the last observed periods (exchanged
- * data: the same on every rank). */
+ * PAT_AUTO_REACT by the median of the last observed periods, or by the
+ * latest where it is longer (exchanged data: the same on every rank).  The
+ * median alone stretches, so one short period does not; the latest
+ * shrinks at once: at every 1024th call, calls that slowed were known
+ * from one exchange but shrank the pace only at the next, 1024 slow calls
+ * later (unit_auto pace_shrinks_when_calls_slow).  One long period costs
+ * the exchanges of the pace's growing back. */
 static long longest_apart(const learned *l) {
   long n = PAT_EXCHANGE_MAX_EVERY, k = l->nperiod;
-  double t = k > 0 ? median_of(l->period, k,
-                               k < PAT_AUTO_SAMPLES ? k : PAT_AUTO_SAMPLES)
-                   : NAN;
+  double t = k > 0
+                 ? fmax(median_of(l->period, k,
+                                  k < PAT_AUTO_SAMPLES ? k : PAT_AUTO_SAMPLES),
+                        newest(l->period, k, 0))
+                 : NAN;
   while (t > 0 && 2 * n <= PAT_EXCHANGE_MAX_PACED &&
          2 * n * t <= PAT_AUTO_REACT)
     n *= 2;
@@ -1776,12 +1788,12 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
     s->soon_trial = s->trial_call;
     s->soon = call + 1;
   }
-  /* and per score apart while back to back and stretched past the
-   * automatic interval's longest: the scores that end the spell come a
-   * call later, not up to 1024 */
+  /* and per call apart observed while back to back and stretched past
+   * the automatic interval's longest: the observations that end the
+   * spell come a call later, not up to 1024 */
   if (b2b && l->apart > 0 && l->stretch * every > PAT_EXCHANGE_MAX_EVERY &&
-      l->soon_apart != l->scored) {
-    l->soon_apart = l->scored;
+      l->soon_apart != l->napart) {
+    l->soon_apart = l->napart;
     s->soon = call + 1;
   }
   if (l->blind_mode && ahead && l->soon_scored != l->scored) {

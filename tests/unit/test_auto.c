@@ -1203,6 +1203,139 @@ static void pace_stretches_by_the_calls_time(void **state) {
   print_message("\n");
 }
 
+/* auto driven as the PAT layer paces it (pat/pat.c): call k of the class
+ * is exchanged where k is a multiple of the paced interval (the automatic
+ * one times the stretch auto asks for, at most PAT_EXCHANGE_MAX_PACED) or
+ * where auto asked for it (soon); its arrivals (balanced) and the ranks'
+ * idle time before it are observed lag calls later, and with them the
+ * realized time of the exchanged call before it (binomial's estimate) and
+ * every rank's exit-to-exit interval there (the call's period). */
+enum { PACED_P = 16, PACED_CALLS = 8192 };
+typedef struct paced {
+  pat_auto *au;
+  pat_sched_params p;
+  pat_call_props props;
+  double zeros[PACED_P], intervals[PACED_P];
+  double period[PACED_CALLS], idle[PACED_CALLS];
+  unsigned char exchanged[PACED_CALLS];
+  long soon, prev; /* the call asked for, the last exchanged observed */
+  int base, every, lag;
+} paced;
+
+static void paced_init(paced *s) {
+  memset(s, 0, sizeof *s);
+  s->p = params(PACED_P, 1, NULL);
+  s->props = (pat_call_props){.commutative = 1, .contiguous = 1, .count = 1};
+  s->au = pat_auto_alloc(PACED_P);
+  assert_non_null(s->au);
+  s->base = s->every = pat_exchange_interval(&s->p.model, 8, PACED_P);
+  s->lag = pat_exchange_lag(PACED_P);
+  s->soon = s->prev = -1;
+  setenv("PAT_REDUCE_ALGORITHM", "binomial,binomial", 1);
+  pat_reduce_config_reload();
+}
+
+/* Calls from..to-1, each period seconds exit to exit after idle seconds;
+ * returns the first of them after which the paced interval was at most
+ * every_at_most (-1: none). */
+static long paced_calls(paced *s, long from, long to, double period,
+                        double idle, int every_at_most) {
+  long first = -1;
+  double took = pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&s->p);
+  assert_true(to <= PACED_CALLS);
+  for (long k = from; k < to; k++) {
+    long x = k - s->lag, soon;
+    int stretch, sw;
+    s->period[k] = period;
+    s->idle[k] = idle;
+    s->exchanged[k] = k % s->every == 0 || k == s->soon;
+    if (x >= 0 && s->exchanged[x]) {
+      pat_auto_observed(s->au, s->zeros, x, s->idle[x]);
+      if (s->prev >= 0) {
+        for (int r = 0; r < PACED_P; r++)
+          s->intervals[r] = s->period[s->prev];
+        pat_auto_realized(s->au, s->prev, took, s->intervals);
+      }
+      s->prev = x;
+    }
+    pat_sched_params p = s->p;
+    p.arrivals = s->zeros;
+    pat_auto_decide(s->au, &p, &s->props, k, s->exchanged[k], NULL, -1, &sw);
+    pat_auto_pace(s->au, &stretch, &soon);
+    s->soon = soon;
+    s->every = s->base * stretch < PAT_EXCHANGE_MAX_PACED
+                   ? s->base * stretch
+                   : PAT_EXCHANGE_MAX_PACED;
+    if (first < 0 && s->every <= every_at_most)
+      first = k;
+  }
+  return first;
+}
+
+/* Calls apart at the model's time stretch the pace to every
+ * PAT_EXCHANGE_MAX_PACED-th call; when they slow to PAT_AUTO_REACT / 48
+ * each (every 64th call the longest), the pace is back to at most every
+ * 64th once one exchange told of a slow period: that exchange's call is
+ * the first slow one exchanged, whose period comes with the next
+ * exchange, so within two intervals (it took three while the median of
+ * the last 3 periods alone set the bound). */
+static void pace_shrinks_when_calls_slow(void **state) {
+  enum { FAST = 3000 };
+  static paced s;
+  double fast;
+  long back;
+  (void)state;
+  paced_init(&s);
+  fast = pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&s.p);
+  paced_calls(&s, 0, FAST, fast, 1e-3, 0);
+  print_message("pace: every %d calls after %d calls apart at %.2g s\n",
+                s.every, FAST, fast);
+  assert_int_equal(s.every, PAT_EXCHANGE_MAX_PACED);
+  back = paced_calls(&s, FAST, PACED_CALLS, PAT_AUTO_REACT / 48, 1e-3,
+                     PAT_EXCHANGE_MAX_EVERY);
+  print_message("calls slowed to %.2g s at call %d: every %d calls from call "
+                "%ld, now every %d\n",
+                PAT_AUTO_REACT / 48, FAST, PAT_EXCHANGE_MAX_EVERY, back,
+                s.every);
+  assert_true(back >= FAST);
+  assert_true(back - FAST <= 2 * PAT_EXCHANGE_MAX_PACED + s.lag);
+  assert_true(s.every <= PAT_EXCHANGE_MAX_EVERY);
+  pat_auto_free(s.au);
+}
+
+/* Back to back the pace stretches to every PAT_EXCHANGE_MAX_PACED-th call
+ * whatever the calls take; when they come apart (1 ms idle) and each takes
+ * PAT_AUTO_REACT / 48, the first exchange that shows them apart asks for
+ * the next call, and so on until PAT_AUTO_SAMPLES (3) calls apart end the
+ * spell; then the pace is back to at most every 64th (auto.c, "Pace":
+ * calls apart again, or slower: back to their longest).  The calls
+ * skimmed apart are not scored, and while the ask was made once per
+ * score the third call apart waited for the pace: every 64th from 1098
+ * calls on. */
+static void pace_drops_when_calls_come_apart(void **state) {
+  enum { B2B = 3000 };
+  static paced s;
+  double fast;
+  long back;
+  (void)state;
+  paced_init(&s);
+  fast = pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&s.p);
+  paced_calls(&s, 0, B2B, fast, 2e-7, 0);
+  print_message("pace: every %d calls after %d calls back to back\n", s.every,
+                B2B);
+  assert_int_equal(s.every, PAT_EXCHANGE_MAX_PACED);
+  back = paced_calls(&s, B2B, PACED_CALLS, PAT_AUTO_REACT / 48, 1e-3,
+                     PAT_EXCHANGE_MAX_EVERY);
+  print_message("calls apart from call %d: every %d calls from call %ld, now "
+                "every %d\n",
+                B2B, PAT_EXCHANGE_MAX_EVERY, back, s.every);
+  assert_true(back >= B2B);
+  assert_true(back - B2B <=
+              PAT_EXCHANGE_MAX_PACED + 3 * (s.lag + 1)); /* PAT_AUTO_SAMPLES */
+  assert_true(s.every <= PAT_EXCHANGE_MAX_EVERY);
+  pat_auto_free(s.au);
+}
+
 /* The PAT layer refits the model while the first calls run: once the
  * model stood as it ranked (the probe agreed), a refit that moves the
  * model's pick to a row never measured here does not make auto run it on
@@ -2008,6 +2141,8 @@ int main(void) {
       cmocka_unit_test_teardown(unprobed_rows_weighed_balanced, reset_env),
       cmocka_unit_test_teardown(pace_follows_the_predictions, reset_env),
       cmocka_unit_test_teardown(pace_stretches_by_the_calls_time, reset_env),
+      cmocka_unit_test_teardown(pace_shrinks_when_calls_slow, reset_env),
+      cmocka_unit_test_teardown(pace_drops_when_calls_come_apart, reset_env),
       cmocka_unit_test_teardown(measuring_serves_every_call, reset_env),
       cmocka_unit_test_teardown(measuring_runs_the_fastest_measured, reset_env),
       cmocka_unit_test_teardown(refitted_model_is_checked_again, reset_env),
