@@ -1272,68 +1272,59 @@ static long paced_calls(paced *s, long from, long to, double period,
   return first;
 }
 
-/* Calls apart at the model's time stretch the pace to every
- * PAT_EXCHANGE_MAX_PACED-th call; when they slow to PAT_AUTO_REACT / 48
- * each (every 64th call the longest), the pace is back to at most every
- * 64th once one exchange told of a slow period: that exchange's call is
- * the first slow one exchanged, whose period comes with the next
- * exchange, so within two intervals (it took three while the median of
- * the last 3 periods alone set the bound). */
-static void pace_shrinks_when_calls_slow(void **state) {
-  enum { FAST = 3000 };
+/* The pace after FIRST calls at the model's time idle before them
+ * (idle: 1 ms apart, 2e-7 back to back), which stretch it to every
+ * PAT_EXCHANGE_MAX_PACED-th call, then calls 1 ms apart that take
+ * PAT_AUTO_REACT / 48 each (every 64th call the longest): the calls after
+ * the first FIRST at which it was back to at most every 64th (-1: never);
+ * *lag: the layer's lag. */
+enum { PACE_FIRST = 3000 };
+static long pace_back_after(double idle, const char *first, int *lag) {
   static paced s;
-  double fast;
   long back;
-  (void)state;
   paced_init(&s);
-  fast = pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&s.p);
-  paced_calls(&s, 0, FAST, fast, 1e-3, 0);
-  print_message("pace: every %d calls after %d calls apart at %.2g s\n",
-                s.every, FAST, fast);
+  paced_calls(&s, 0, PACE_FIRST,
+              pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&s.p), idle, 0);
+  print_message("pace: every %d calls after %d calls %s\n", s.every, PACE_FIRST,
+                first);
   assert_int_equal(s.every, PAT_EXCHANGE_MAX_PACED);
-  back = paced_calls(&s, FAST, PACED_CALLS, PAT_AUTO_REACT / 48, 1e-3,
+  back = paced_calls(&s, PACE_FIRST, PACED_CALLS, PAT_AUTO_REACT / 48, 1e-3,
                      PAT_EXCHANGE_MAX_EVERY);
-  print_message("calls slowed to %.2g s at call %d: every %d calls from call "
-                "%ld, now every %d\n",
-                PAT_AUTO_REACT / 48, FAST, PAT_EXCHANGE_MAX_EVERY, back,
-                s.every);
-  assert_true(back >= FAST);
-  assert_true(back - FAST <= 2 * PAT_EXCHANGE_MAX_PACED + s.lag);
+  print_message("then %.2g s a call, 1 ms apart: every %d calls from call "
+                "%ld, at the end every %d\n",
+                PAT_AUTO_REACT / 48, PAT_EXCHANGE_MAX_EVERY, back, s.every);
+  assert_true(back >= PACE_FIRST);
   assert_true(s.every <= PAT_EXCHANGE_MAX_EVERY);
+  *lag = s.lag;
   pat_auto_free(s.au);
+  return back - PACE_FIRST;
 }
 
-/* Back to back the pace stretches to every PAT_EXCHANGE_MAX_PACED-th call
- * whatever the calls take; when they come apart (1 ms idle) and each takes
- * PAT_AUTO_REACT / 48, the first exchange that shows them apart asks for
- * the next call, and so on until PAT_AUTO_SAMPLES (3) calls apart end the
- * spell; then the pace is back to at most every 64th (auto.c, "Pace":
- * calls apart again, or slower: back to their longest).  The calls
- * skimmed apart are not scored, and while the ask was made once per
- * score the third call apart waited for the pace: every 64th from 1098
- * calls on. */
-static void pace_drops_when_calls_come_apart(void **state) {
-  enum { B2B = 3000 };
-  static paced s;
-  double fast;
-  long back;
+/* Calls apart that slow down: the pace is back to at most every 64th
+ * once one exchange told of a slow period: that exchange's call is the
+ * first slow one exchanged, whose period comes with the next exchange,
+ * so within two intervals (it took three while the median of the last 3
+ * periods alone set the bound). */
+static void pace_shrinks_when_calls_slow(void **state) {
+  int lag;
+  long after = pace_back_after(1e-3, "apart at the model's time", &lag);
   (void)state;
-  paced_init(&s);
-  fast = pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&s.p);
-  paced_calls(&s, 0, B2B, fast, 2e-7, 0);
-  print_message("pace: every %d calls after %d calls back to back\n", s.every,
-                B2B);
-  assert_int_equal(s.every, PAT_EXCHANGE_MAX_PACED);
-  back = paced_calls(&s, B2B, PACED_CALLS, PAT_AUTO_REACT / 48, 1e-3,
-                     PAT_EXCHANGE_MAX_EVERY);
-  print_message("calls apart from call %d: every %d calls from call %ld, now "
-                "every %d\n",
-                B2B, PAT_EXCHANGE_MAX_EVERY, back, s.every);
-  assert_true(back >= B2B);
-  assert_true(back - B2B <=
-              PAT_EXCHANGE_MAX_PACED + 3 * (s.lag + 1)); /* PAT_AUTO_SAMPLES */
-  assert_true(s.every <= PAT_EXCHANGE_MAX_EVERY);
-  pat_auto_free(s.au);
+  assert_true(after <= 2 * PAT_EXCHANGE_MAX_PACED + lag);
+}
+
+/* Calls back to back, then apart: the first exchange that shows them
+ * apart asks for the next call, and so on until PAT_AUTO_SAMPLES (3) calls
+ * apart end the spell; then the pace is back to at most every 64th
+ * (auto.c, "Pace": calls apart again, or slower: back to their longest).
+ * The calls skimmed apart are not scored, and while the ask was made once
+ * per score the third call apart waited for the pace: every 64th from
+ * 1098 calls on. */
+static void pace_drops_when_calls_come_apart(void **state) {
+  int lag;
+  long after = pace_back_after(2e-7, "back to back", &lag);
+  (void)state;
+  assert_true(after <=
+              PAT_EXCHANGE_MAX_PACED + 3 * (lag + 1)); /* PAT_AUTO_SAMPLES */
 }
 
 /* The PAT layer refits the model while the first calls run: once the
