@@ -447,9 +447,10 @@ typedef struct learned {
   double run_sum, run_ratio; /* seconds, and over each call's estimate */
   int run_n;
   int settled_row; /* -1: none */
-  /* calls back to back here (PAT_AUTO_IDLE, back_to_back): one scored
-   * call ever came so (b2b_seen), and the scored calls apart since the
-   * last that did, up to PAT_AUTO_SAMPLES */
+  /* calls back to back here (PAT_AUTO_IDLE, back_to_back): one observed
+   * call ever came so (b2b_seen), and the observed calls apart since the
+   * last that did, up to PAT_AUTO_SAMPLES (skimmed ones too: score counts
+   * them before it decides whether there is a score to keep) */
   int apart, b2b_seen;
   /* the observed calls apart so far, and how many there were when it last
    * asked the next exchange for the next one (a skimmed call apart is

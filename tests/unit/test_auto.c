@@ -1272,21 +1272,22 @@ static long paced_calls(paced *s, long from, long to, double period,
   return first;
 }
 
-/* The pace after FIRST calls at the model's time idle before them
- * (idle: 1 ms apart, 2e-7 back to back), which stretch it to every
- * PAT_EXCHANGE_MAX_PACED-th call, then calls 1 ms apart that take
- * PAT_AUTO_REACT / 48 each (every 64th call the longest): the calls after
- * the first FIRST at which it was back to at most every 64th (-1: never);
- * *lag: the layer's lag. */
+/* The pace after PACE_FIRST calls at the model's time, idle seconds
+ * before each (1e-3: apart; 2e-7: back to back; said in the message as
+ * how), which stretch it to every PAT_EXCHANGE_MAX_PACED-th call, then
+ * calls 1 ms apart that take PAT_AUTO_REACT / 48 each (every 64th call
+ * the longest): how many calls after the first PACE_FIRST the pace was
+ * back to at most every 64th (asserted to happen); *lag: the layer's
+ * lag. */
 enum { PACE_FIRST = 3000 };
-static long pace_back_after(double idle, const char *first, int *lag) {
+static long pace_back_after(double idle, const char *how, int *lag) {
   static paced s;
   long back;
   paced_init(&s);
   paced_calls(&s, 0, PACE_FIRST,
               pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&s.p), idle, 0);
   print_message("pace: every %d calls after %d calls %s\n", s.every, PACE_FIRST,
-                first);
+                how);
   assert_int_equal(s.every, PAT_EXCHANGE_MAX_PACED);
   back = paced_calls(&s, PACE_FIRST, PACED_CALLS, PAT_AUTO_REACT / 48, 1e-3,
                      PAT_EXCHANGE_MAX_EVERY);
