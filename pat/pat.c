@@ -608,10 +608,21 @@ static void recent_update(pat_state *ps) {
   }
 }
 
+/* Whether call index k is a multiple of every (> 0): by a mask where
+ * every is a power of 2, as the automatic intervals and the paces
+ * always are; a division only for a set interval that is not.  A quiet
+ * call asks this 2-3 times (pat_state_skip), and its 64-bit divisions
+ * were a third of the samples of pat_state_sampling, the quiet call's
+ * costliest function (perf, P = 1, 4 B back to back, auto: 28% fewer
+ * samples there with the mask). */
+static int multiple_of(long k, long every) {
+  return (every & (every - 1)) == 0 ? (k & (every - 1)) == 0 : k % every == 0;
+}
+
 /* Whether the next call of class k exchanges at its paced interval
  * (every > 0): the pace counts the class's own calls. */
 static int class_due(const pat_state *ps, int k, long every) {
-  return every > 0 && ps->class_calls[k] % every == 0;
+  return every > 0 && multiple_of(ps->class_calls[k], every);
 }
 
 void pat_state_pace(pat_state *ps, double bytes, int stretch, long soon) {
@@ -879,8 +890,9 @@ const double *pat_state_predict(pat_state *ps, double bytes, pat_model *model) {
 int pat_state_sampling(const pat_state *ps) {
   long next = ps->class_calls[ps->base_class] + 1;
   int every = paced_last(ps);
-  return every > 0 && (next % every == 0 || (ps->cfg->exchange_interval < 0 &&
-                                             ps->soon == ps->calls + 1));
+  return every > 0 &&
+         (multiple_of(next, every) ||
+          (ps->cfg->exchange_interval < 0 && ps->soon == ps->calls + 1));
 }
 
 int pat_state_exchanging(const pat_state *ps) {
