@@ -139,13 +139,15 @@ int pat_exchange_lag(int nranks);
 #define PAT_EXCHANGE_WIRE_BYTES 4096
 #define PAT_EXCHANGE_MAX_EVERY 64
 /* The longest interval a client's pace may set (pat_state_pace): auto
- * keeps to PAT_EXCHANGE_MAX_EVERY but where the calls come back to back
+ * keeps to PAT_EXCHANGE_MAX_EVERY but, up to 1024 (PAT_AUTO_MAX_APART),
+ * while that many of its calls take at most its reaction time, exit to
+ * exit (auto.c, "Pace"), and further where the calls come back to back
  * (auto.c, "Back to back"), where each exchange makes the ranks ahead
  * wait for the root (8 ranks on 2 cores, 4 B: 100-200 us of the root's
- * time per exchange, against 0.2-1.5 us a call), and, the calls apart,
- * while that many of them take at most its reaction time, exit to exit
- * (auto.c, "Pace"). */
-#define PAT_EXCHANGE_MAX_PACED 1024
+ * time per exchange, against 0.2-1.5 us a call: every 1024th call cost
+ * auto 8-15% there), again while that many calls take at most its
+ * reaction time. */
+#define PAT_EXCHANGE_MAX_PACED 16384
 _Static_assert(PAT_EXCHANGE_MAX_PACED >= PAT_EXCHANGE_MAX_EVERY,
                "a pace may stretch as far as the automatic interval goes");
 int pat_exchange_interval(const pat_model *model, double bytes, int nranks);

@@ -192,7 +192,7 @@
  * calls around each exchange 1.2-5x binomial's: a real node, 8 ranks on 2
  * cores, 8 B balanced, auto 1.10x binomial's median over 1000 calls;
  * with 2, 1.08x, the pace at 64 by call 100), and past it, up to every
- * PAT_EXCHANGE_MAX_PACED-th, while that many calls take at most
+ * PAT_AUTO_MAX_APART-th, while that many calls take at most
  * PAT_AUTO_REACT by the periods of the last observed calls (their root's
  * exit-to-exit times, the work between the calls included;
  * longest_apart), so that a change of arrivals is seen within 64 calls or
@@ -203,12 +203,17 @@
  * 256th call there, exchanges seconds apart, and auto took 1.009-1.019x
  * binomial by the median and 0.96-1.07x by the mean at 8 B, against
  * 1.015-1.050 and 1.07-1.14; by the periods, 16-64 ms between a row's
- * calls in patbench there, it stays at every 64th), or every
- * PAT_EXCHANGE_MAX_PACED-th while the calls come back to back (see "Back
- * to back"); it is back to the automatic interval once a plan runs or
- * the rows are measured (back to back too); while rows are measured
- * every call exchanges up to P = 128 (the measuring then ends in a few
- * dozen calls: it took 150 at the small messages' interval; back to back
+ * calls in patbench there, it stays at every 64th), or, while the calls
+ * come back to back (see "Back to back"), up to every
+ * PAT_AUTO_MAX_APART-th, and past it, up to every
+ * PAT_EXCHANGE_MAX_PACED-th, while that many calls take at most
+ * PAT_AUTO_REACT by the periods of the last observed calls back to back
+ * (longest_b2b: there an exchange costs the root hundreds of calls;
+ * unit_auto pace_stretches_back_to_back); it is back to the automatic
+ * interval once a plan runs or the rows are measured (back to back too);
+ * while rows are measured every call exchanges up to P = 128 (the
+ * measuring then ends in a few dozen calls: it took 150 at the small
+ * messages' interval; back to back
  * a row's runs need every call exchanged), within the measuring's budget
  * (PAT_AUTO_SPEND calls a row, twice that back to back);
  * and the next call exchanges at once after a trial (its realized time
@@ -219,7 +224,7 @@
  * PAT_REDUCE_EXCHANGE_INTERVAL is kept as set.  A late rank that appears
  * during a long quiet spell is seen at the next exchange, up to 64 calls
  * or PAT_AUTO_REACT later, whichever is longer, at the calls' pace before
- * (1024 calls back to back).
+ * (back to back: PAT_AUTO_MAX_APART calls or PAT_AUTO_REACT).
  *
  * Ties.  A row ranks ahead of binomial only where its estimate is below
  * binomial's by more than PAT_AUTO_TIE (least_of): a lead of a fraction of
@@ -471,6 +476,10 @@ typedef struct learned {
    * at nperiod - 1): how long the pace's calls take (longest_apart) */
   double period[PAT_AUTO_SAMPLES];
   long nperiod;
+  /* and of the last observed calls that came back to back (the root's
+   * exit-to-exit time: what a call of the loop costs; longest_b2b) */
+  double b2b_period[PAT_AUTO_SAMPLES];
+  long nb2b_period;
   /* the logs of the last realized over estimated times of rows that do
    * not plan with arrivals (a ring, newest at nnoise - 1): their scatter
    * is the margin a plan must win by (see add_noise) */
@@ -1523,6 +1532,10 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
   w->ran_call = -1;
   l = &s->cls[w->cls];
   if (w->b2b) { /* the pipelining's time, not the row's */
+    if (intervals != NULL && intervals[w->params.root] > 0 &&
+        isfinite(intervals[w->params.root]))
+      l->b2b_period[l->nb2b_period++ % PAT_AUTO_SAMPLES] =
+          intervals[w->params.root];
     if (sample_kind(l, w) == 1)
       run_sample(l, w, call, seconds, intervals);
     if (!pat_alg_table[w->ran]->uses_arrivals) /* its first use came */
@@ -1731,27 +1744,46 @@ static int remeasure(const learned *l) {
   return PHASE_NEW;
 }
 
-/* The longest interval the pace may stretch to in class l while its
- * calls come apart (see "Pace"): PAT_EXCHANGE_MAX_EVERY calls, or more, up
- * to PAT_EXCHANGE_MAX_PACED, while that many calls take at most
- * PAT_AUTO_REACT by the median of the last observed periods, or by the
- * latest where it is longer (exchanged data: the same on every rank).  The
- * median alone stretches, so one short period does not; the latest
- * shrinks at once: at every 1024th call, calls that slowed were known
- * from one exchange but shrank the pace only at the next, 1024 slow calls
- * later (unit_auto pace_shrinks_when_calls_slow).  One long period costs
- * the exchanges of the pace's growing back. */
-static long longest_apart(const learned *l) {
-  long n = PAT_EXCHANGE_MAX_EVERY, k = l->nperiod;
-  double t = k > 0
-                 ? fmax(median_of(l->period, k,
-                                  k < PAT_AUTO_SAMPLES ? k : PAT_AUTO_SAMPLES),
-                        newest(l->period, k, 0))
-                 : NAN;
-  while (t > 0 && 2 * n <= PAT_EXCHANGE_MAX_PACED &&
-         2 * n * t <= PAT_AUTO_REACT)
+/* The longest interval the pace may stretch to, from shortest (calls)
+ * on, doubling up to longest while that many calls take at most
+ * PAT_AUTO_REACT by the median of the last observed periods (a ring of
+ * count), or by the latest where it is longer (exchanged data: the same
+ * on every rank).  The median alone stretches, so one short period does
+ * not; the latest shrinks at once: at every 1024th call, calls that
+ * slowed were known from one exchange but shrank the pace only at the
+ * next, 1024 slow calls later (unit_auto pace_shrinks_when_calls_slow).
+ * One long period costs the exchanges of the pace's growing back. */
+static long longest_by(const double *period, long count, long shortest,
+                       long longest) {
+  long n = shortest;
+  double t =
+      count > 0
+          ? fmax(median_of(period, count,
+                           count < PAT_AUTO_SAMPLES ? count : PAT_AUTO_SAMPLES),
+                 newest(period, count, 0))
+          : NAN;
+  while (t > 0 && 2 * n <= longest && 2 * n * t <= PAT_AUTO_REACT)
     n *= 2;
   return n;
+}
+
+/* Class l's longest interval while its calls come apart (see "Pace"):
+ * PAT_EXCHANGE_MAX_EVERY calls, or more, up to PAT_AUTO_MAX_APART, by
+ * the periods of its calls apart. */
+static long longest_apart(const learned *l) {
+  return longest_by(l->period, l->nperiod, PAT_EXCHANGE_MAX_EVERY,
+                    PAT_AUTO_MAX_APART);
+}
+
+/* And while they come back to back: PAT_AUTO_MAX_APART calls, or more, up
+ * to PAT_EXCHANGE_MAX_PACED, by the periods of its calls back to back.
+ * There an exchange costs the root 100-200 us (8 ranks on 2 cores, 4 B:
+ * the ranks ahead wait for it), hundreds of calls of 0.6 us: at every
+ * 1024th call, auto took 1.20-1.24x binomial's median (100 bursts of
+ * 1000 calls), and 1.11-1.19x up to every 16384th. */
+static long longest_b2b(const learned *l) {
+  return longest_by(l->b2b_period, l->nb2b_period, PAT_AUTO_MAX_APART,
+                    PAT_EXCHANGE_MAX_PACED);
 }
 
 /* The exchange's pace for the calls after this one (see "Pace"): every,
@@ -1760,18 +1792,17 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
   int ahead =
       l->scored > l->mode_at && l->diff[(l->scored - 1) % PAT_AUTO_WINDOW] < 0;
   int b2b = back_to_back(l);
-  long apart = longest_apart(l);
+  long longest = b2b ? longest_b2b(l) : longest_apart(l);
   if (!automatic || (l->phase != PHASE_SETTLED && !measuring_waits(l)) ||
       (!l->blind_mode && s->aware != s->blind)) {
     l->stretch = 1;
     l->quiet = 0;
-  } else if (l->quiet >= PAT_AUTO_QUIET &&
-             2 * l->stretch * every <= (b2b ? PAT_EXCHANGE_MAX_PACED : apart)) {
+  } else if (l->quiet >= PAT_AUTO_QUIET && 2 * l->stretch * every <= longest) {
     l->stretch *= 2;
     l->quiet = 0;
   }
   /* calls apart again, or slower: back to their longest */
-  while (!b2b && l->stretch > 1 && l->stretch * every > apart)
+  while (l->stretch > 1 && l->stretch * every > longest)
     l->stretch /= 2;
   s->soon = -1;
   if (!automatic || call < 0)

@@ -10,13 +10,20 @@
 
 typedef struct pat_auto pat_auto;
 
-/* Settled and using no prediction, the calls apart, the exchange's
- * interval stretches past PAT_EXCHANGE_MAX_EVERY calls (up to
- * PAT_EXCHANGE_MAX_PACED) while its calls take at most this many seconds
- * by their periods (exit to exit, the work between calls included): a
- * change of arrivals is seen within PAT_EXCHANGE_MAX_EVERY calls or this
- * time, whichever is longer (auto.c, "Pace"). */
+/* Settled and using no prediction, the exchange's interval stretches
+ * past PAT_EXCHANGE_MAX_EVERY calls (up to PAT_AUTO_MAX_APART) while
+ * the calls come apart, and past PAT_AUTO_MAX_APART (up to
+ * PAT_EXCHANGE_MAX_PACED) while they come back to back, as long as that
+ * many calls take at most this many seconds by their periods (exit to
+ * exit, the work between calls included): a change of arrivals is seen
+ * within PAT_EXCHANGE_MAX_EVERY calls (back to back PAT_AUTO_MAX_APART)
+ * or this time, whichever is longer (auto.c, "Pace"). */
 #define PAT_AUTO_REACT 64e-3
+#define PAT_AUTO_MAX_APART 1024
+_Static_assert(PAT_AUTO_MAX_APART >= PAT_EXCHANGE_MAX_EVERY &&
+                   PAT_AUTO_MAX_APART <= PAT_EXCHANGE_MAX_PACED,
+               "the pace apart lies between the automatic interval's "
+               "longest and the longest a pace may set");
 
 pat_auto *pat_auto_alloc(int nranks); /* NULL when out of memory */
 void pat_auto_free(pat_auto *a);      /* accepts NULL */

@@ -1154,7 +1154,7 @@ static void pace_follows_the_predictions(void **state) {
  * periods (exit to exit) allows.  8 B, P = 16, binomial the only
  * candidate, 3000 calls (the interval doubles every 2 observed calls, so
  * it can reach every 1024th), every call taking seconds_a_call exit to
- * exit: at the model's time (microseconds) every PAT_EXCHANGE_MAX_PACED-th
+ * exit: at the model's time (microseconds) every PAT_AUTO_MAX_APART-th
  * call; at PAT_AUTO_REACT / 300, / 200 and / 48 every 256th, 128th and
  * 64th (the longest before the periods were counted). */
 static int longest_interval(double seconds_a_call) {
@@ -1190,10 +1190,10 @@ static void pace_stretches_by_the_calls_time(void **state) {
   double modeled = pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&p);
   int got;
   (void)state;
-  assert_true(PAT_EXCHANGE_MAX_PACED * modeled <= PAT_AUTO_REACT);
+  assert_true(PAT_AUTO_MAX_APART * modeled <= PAT_AUTO_REACT);
   got = longest_interval(modeled);
   print_message("pace apart: every %d calls at %.2g s a call", got, modeled);
-  assert_int_equal(got, PAT_EXCHANGE_MAX_PACED);
+  assert_int_equal(got, PAT_AUTO_MAX_APART);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     got = longest_interval(PAT_AUTO_REACT / cases[i].per_react);
     print_message(", every %d at %.2g s", got,
@@ -1210,7 +1210,7 @@ static void pace_stretches_by_the_calls_time(void **state) {
  * idle time before it are observed lag calls later, and with them the
  * realized time of the exchanged call before it (binomial's estimate) and
  * every rank's exit-to-exit interval there (the call's period). */
-enum { PACED_P = 16, PACED_CALLS = 8192 };
+enum { PACED_P = 16, PACED_CALLS = 1 << 17 };
 typedef struct paced {
   pat_auto *au;
   pat_sched_params p;
@@ -1274,7 +1274,7 @@ static long paced_calls(paced *s, long from, long to, double period,
 
 /* The pace after PACE_FIRST calls at the model's time, idle seconds
  * before each (1e-3: apart; 2e-7: back to back; said in the message as
- * how), which stretch it to every PAT_EXCHANGE_MAX_PACED-th call, then
+ * how), which stretch it to every PAT_AUTO_MAX_APART-th call, then
  * calls 1 ms apart that take PAT_AUTO_REACT / 48 each (every 64th call
  * the longest): how many calls after the first PACE_FIRST the pace was
  * back to at most every 64th (asserted to happen); *lag: the layer's
@@ -1288,7 +1288,7 @@ static long pace_back_after(double idle, const char *how, int *lag) {
               pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&s.p), idle, 0);
   print_message("pace: every %d calls after %d calls %s\n", s.every, PACE_FIRST,
                 how);
-  assert_int_equal(s.every, PAT_EXCHANGE_MAX_PACED);
+  assert_int_equal(s.every, PAT_AUTO_MAX_APART);
   back = paced_calls(&s, PACE_FIRST, PACED_CALLS, PAT_AUTO_REACT / 48, 1e-3,
                      PAT_EXCHANGE_MAX_EVERY);
   print_message("then %.2g s a call, 1 ms apart: every %d calls from call "
@@ -1310,7 +1310,7 @@ static void pace_shrinks_when_calls_slow(void **state) {
   int lag;
   long after = pace_back_after(1e-3, "apart at the model's time", &lag);
   (void)state;
-  assert_true(after <= 2 * PAT_EXCHANGE_MAX_PACED + lag);
+  assert_true(after <= 2 * PAT_AUTO_MAX_APART + lag);
 }
 
 /* Calls back to back, then apart: the first exchange that shows them
@@ -1325,7 +1325,48 @@ static void pace_drops_when_calls_come_apart(void **state) {
   long after = pace_back_after(2e-7, "back to back", &lag);
   (void)state;
   assert_true(after <=
-              PAT_EXCHANGE_MAX_PACED + 3 * (lag + 1)); /* PAT_AUTO_SAMPLES */
+              PAT_AUTO_MAX_APART + 3 * (lag + 1)); /* PAT_AUTO_SAMPLES */
+}
+
+/* Calls back to back (auto.c, "Pace"): past every PAT_AUTO_MAX_APART-th
+ * call as far as PAT_AUTO_REACT of their periods (the root's exit to
+ * exit) allows, up to every PAT_EXCHANGE_MAX_PACED-th.  Calls of 1 ms stay
+ * at every PAT_AUTO_MAX_APART-th (as before the periods counted there),
+ * calls of PAT_AUTO_REACT / 3000 (21 us) reach every 2048th, and calls of
+ * 0.5 us (a 4 B loop on 8 ranks takes 0.6 us a call) every
+ * PAT_EXCHANGE_MAX_PACED-th; when those slow to 1 ms, the pace is back
+ * to every PAT_AUTO_MAX_APART-th within two intervals (the first slow
+ * call exchanged tells its period with the next exchange). */
+static void pace_stretches_back_to_back(void **state) {
+  static paced s;
+  static const struct {
+    double period;
+    long calls;
+    int every;
+  } cases[] = {{1e-3, 3000, PAT_AUTO_MAX_APART},
+               {PAT_AUTO_REACT / 3000, 8000, 2 * PAT_AUTO_MAX_APART},
+               {5e-7, 40000, PAT_EXCHANGE_MAX_PACED}};
+  const size_t n = sizeof cases / sizeof cases[0];
+  long back;
+  (void)state;
+  for (size_t i = 0; i < n; i++) {
+    paced_init(&s);
+    paced_calls(&s, 0, cases[i].calls, cases[i].period, 2e-7, 0);
+    print_message("pace back to back: every %d calls after %ld calls of "
+                  "%.2g s\n",
+                  s.every, cases[i].calls, cases[i].period);
+    assert_int_equal(s.every, cases[i].every);
+    if (i + 1 < n)
+      pat_auto_free(s.au);
+  }
+  back = paced_calls(&s, cases[n - 1].calls, PACED_CALLS, 1e-3, 2e-7,
+                     PAT_AUTO_MAX_APART);
+  print_message("then 1 ms a call: every %d calls from call %ld\n",
+                PAT_AUTO_MAX_APART, back);
+  assert_true(back >= cases[n - 1].calls);
+  assert_true(back - cases[n - 1].calls <= 2 * PAT_EXCHANGE_MAX_PACED + s.lag);
+  assert_int_equal(s.every, PAT_AUTO_MAX_APART);
+  pat_auto_free(s.au);
 }
 
 /* The PAT layer refits the model while the first calls run: once the
@@ -2135,6 +2176,7 @@ int main(void) {
       cmocka_unit_test_teardown(pace_stretches_by_the_calls_time, reset_env),
       cmocka_unit_test_teardown(pace_shrinks_when_calls_slow, reset_env),
       cmocka_unit_test_teardown(pace_drops_when_calls_come_apart, reset_env),
+      cmocka_unit_test_teardown(pace_stretches_back_to_back, reset_env),
       cmocka_unit_test_teardown(measuring_serves_every_call, reset_env),
       cmocka_unit_test_teardown(measuring_runs_the_fastest_measured, reset_env),
       cmocka_unit_test_teardown(refitted_model_is_checked_again, reset_env),
