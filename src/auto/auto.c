@@ -1779,8 +1779,9 @@ static long longest_apart(const learned *l) {
  * to PAT_EXCHANGE_MAX_PACED, by the periods of its calls back to back.
  * There an exchange costs the root 100-200 us (8 ranks on 2 cores, 4 B:
  * the ranks ahead wait for it), hundreds of calls of 0.6 us: at every
- * 1024th call, auto took 1.20-1.24x binomial's median (100 bursts of
- * 1000 calls), and 1.11-1.19x up to every 16384th. */
+ * 1024th call, auto took 1.13-1.24x binomial's median (100 bursts of
+ * 1000 calls; 1.19 the median of 12 runs), and 1.11-1.20x (1.13) up to
+ * every 16384th. */
 static long longest_b2b(const learned *l) {
   return longest_by(l->b2b_period, l->nb2b_period, PAT_AUTO_MAX_APART,
                     PAT_EXCHANGE_MAX_PACED);
