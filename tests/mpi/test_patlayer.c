@@ -63,6 +63,10 @@
  *   where its size's pace says (a pace counted in all calls, or a size
  *   never paced held to the paced interval of the last size, fail), and
  *   the idle time before each observed 64 KiB call must be known.
+ * test_patlayer pace_cap: 8 B calls paced past the longest interval a
+ *   pace may set (a stretch of 4096 on their automatic every 8th: every
+ *   32768th) exchange at every PAT_EXCHANGE_MAX_PACED-th of their calls
+ *   (16384: auto's pace back to back), at those calls and no others.
  * test_patlayer named: auto's 8 B calls back to back, the root in place
  *   every other call, with clairvoyant and binomial calls by name of the
  *   same size between and a 64 KiB auto call every 29th: right sums, the
@@ -664,6 +668,37 @@ static void test_pace(void) {
   MPI_Comm_free(&comm);
 }
 
+static void test_pace_cap(void) {
+  /* the ctest sets PAT_REDUCE_MODEL to the CURIE-like model: 8 B every
+   * 8th call at the automatic interval, so call 0 exchanges before any
+   * pace is set */
+  enum { CALLS = 2 * PAT_EXCHANGE_MAX_PACED + 100 };
+  int off = 0, exchanged = 0;
+  MPI_Comm comm;
+  pat_state *ps = layer_of(&comm);
+  while (ps != NULL && pat_state_calls(ps) < CALLS) {
+    long k = pat_state_calls(ps);
+    double stamp;
+    check(pat_state_arrive(ps, 8, &stamp) == MPI_SUCCESS,
+          "call %d: arrive failed", (int)k);
+    if (k > 0) {
+      int ex = pat_state_exchanging(ps);
+      off += ex != (k % PAT_EXCHANGE_MAX_PACED == 0);
+      exchanged += ex;
+    }
+    check(pat_state_depart(ps, 8) == MPI_SUCCESS, "call %d: depart failed",
+          (int)k);
+    pat_state_pace(ps, 8, 4096, -1);
+  }
+  if (rank == 0)
+    printf("test_patlayer pace_cap: %d calls paced to every %d: %d "
+           "exchanged, %d off the pace\n",
+           CALLS, PAT_EXCHANGE_MAX_PACED, exchanged, off);
+  check(off == 0, "%d calls exchanged off the capped pace", off);
+  check(exchanged == 2, "%d calls exchanged, not 2", exchanged);
+  MPI_Comm_free(&comm);
+}
+
 /* auto's 64 KiB calls, one every PERIOD calls, with binomial's 8 B calls
  * between (a rules file's lines): auto must hear its own calls' exchanges,
  * settle, and then stretch the pace.  The measuring that settles it takes
@@ -892,6 +927,7 @@ static const test_mode modes[] = {{"clock", test_clock},
                                   {"idle_paced", test_idle_paced},
                                   {"mixed", test_mixed},
                                   {"pace", test_pace},
+                                  {"pace_cap", test_pace_cap},
                                   {"named", test_named},
                                   {"cycle", test_cycle},
                                   {NULL, test_hash}};
