@@ -208,7 +208,8 @@
  * PAT_AUTO_MAX_APART-th, and past it, up to every
  * PAT_EXCHANGE_MAX_PACED-th, while that many calls take at most
  * PAT_AUTO_REACT by the periods of the last observed calls back to back
- * (longest_b2b: there an exchange costs the root hundreds of calls;
+ * and by the wall time a call between the observed calls (longest_b2b:
+ * there an exchange costs the root hundreds of calls;
  * unit_auto pace_stretches_back_to_back); it is back to the automatic
  * interval once a plan runs or the rows are measured (back to back too);
  * while rows are measured every call exchanges up to P = 128 (the
@@ -480,6 +481,13 @@ typedef struct learned {
    * exit-to-exit time: what a call of the loop costs; longest_b2b) */
   double b2b_period[PAT_AUTO_SAMPLES];
   long nb2b_period;
+  /* the wall time per call between the class's last observed calls (the
+   * earliest arrival of each, over the calls between them, of every
+   * size: the gaps between a loop's bursts included; longest_b2b), and
+   * the last observed call's index and earliest arrival (-1: none) */
+  double wall[PAT_AUTO_SAMPLES];
+  long nwall, seen_call;
+  double seen_at;
   /* the logs of the last realized over estimated times of rows that do
    * not plan with arrivals (a ring, newest at nnoise - 1): their scatter
    * is the margin a plan must win by (see add_noise) */
@@ -752,6 +760,7 @@ pat_auto *pat_auto_alloc(int nranks) {
       s->cls[k].settled_row = -1;
       s->cls[k].stretch = 1;
       s->cls[k].soon_scored = s->cls[k].soon_apart = -1;
+      s->cls[k].seen_call = -1;
       s->cls[k].decided_scored = -1;
     }
     s->planner = built_plan;
@@ -1353,6 +1362,22 @@ static void add_noise(learned *l, double x) {
  * choices' estimates under them, each corrected by its row's realized
  * over estimated ratio; the aware one must win by the machine's scatter
  * (add_noise) to count as ahead. */
+/* Class l's wall time per call since its last observed call, from the
+ * earliest arrival of each (the stamps are on one clock: the PAT
+ * layer's), into its ring (longest_b2b). */
+static void walled(learned *l, const double *actual, int nranks, long call) {
+  double at = INFINITY;
+  for (int r = 0; r < nranks; r++)
+    at = fmin(at, actual[r]);
+  if (!isfinite(at))
+    return;
+  if (l->seen_call >= 0 && call > l->seen_call && at >= l->seen_at)
+    l->wall[l->nwall++ % PAT_AUTO_SAMPLES] =
+        (at - l->seen_at) / (double)(call - l->seen_call);
+  l->seen_call = call;
+  l->seen_at = at;
+}
+
 static void score(pat_auto *s, const double *actual, long call, double idle) {
   pending *w;
   learned *l;
@@ -1365,6 +1390,7 @@ static void score(pat_auto *s, const double *actual, long call, double idle) {
     return; /* not kept, or scored already */
   w->call = -1;
   l = &s->cls[w->cls];
+  walled(l, actual, w->params.nranks, call);
   if (isnan(idle)) { /* not known: as the calls have come lately */
     w->b2b = back_to_back(l);
   } else {
@@ -1744,24 +1770,28 @@ static int remeasure(const learned *l) {
   return PHASE_NEW;
 }
 
+/* A ring's time per call (a ring of count): the median of its last 3,
+ * or its latest where that is longer (NAN: none).  The median alone
+ * stretches, so one short period does not; the latest shrinks at once: at
+ * every 1024th call, calls that slowed were known from one exchange but
+ * shrank the pace only at the next, 1024 slow calls later (unit_auto
+ * pace_shrinks_when_calls_slow).  One long period costs the exchanges of
+ * the pace's growing back. */
+static double per_call(const double *ring, long count) {
+  return count > 0
+             ? fmax(median_of(ring, count,
+                              count < PAT_AUTO_SAMPLES ? count
+                                                       : PAT_AUTO_SAMPLES),
+                    newest(ring, count, 0))
+             : NAN;
+}
+
 /* The longest interval the pace may stretch to, from shortest (calls)
  * on, doubling up to longest while that many calls take at most
- * PAT_AUTO_REACT by the median of the last observed periods (a ring of
- * count), or by the latest where it is longer (exchanged data: the same
- * on every rank).  The median alone stretches, so one short period does
- * not; the latest shrinks at once: at every 1024th call, calls that
- * slowed were known from one exchange but shrank the pace only at the
- * next, 1024 slow calls later (unit_auto pace_shrinks_when_calls_slow).
- * One long period costs the exchanges of the pace's growing back. */
-static long longest_by(const double *period, long count, long shortest,
-                       long longest) {
+ * PAT_AUTO_REACT at t seconds a call (exchanged data: the same on every
+ * rank; none past shortest where t is not known). */
+static long longest_by(double t, long shortest, long longest) {
   long n = shortest;
-  double t =
-      count > 0
-          ? fmax(median_of(period, count,
-                           count < PAT_AUTO_SAMPLES ? count : PAT_AUTO_SAMPLES),
-                 newest(period, count, 0))
-          : NAN;
   while (t > 0 && 2 * n <= longest && 2 * n * t <= PAT_AUTO_REACT)
     n *= 2;
   return n;
@@ -1771,19 +1801,25 @@ static long longest_by(const double *period, long count, long shortest,
  * PAT_EXCHANGE_MAX_EVERY calls, or more, up to PAT_AUTO_MAX_APART, by
  * the periods of its calls apart. */
 static long longest_apart(const learned *l) {
-  return longest_by(l->period, l->nperiod, PAT_EXCHANGE_MAX_EVERY,
+  return longest_by(per_call(l->period, l->nperiod), PAT_EXCHANGE_MAX_EVERY,
                     PAT_AUTO_MAX_APART);
 }
 
 /* And while they come back to back: PAT_AUTO_MAX_APART calls, or more, up
- * to PAT_EXCHANGE_MAX_PACED, by the periods of its calls back to back.
- * There an exchange costs the root 100-200 us (8 ranks on 2 cores, 4 B:
- * the ranks ahead wait for it), hundreds of calls of 0.6 us: at every
- * 1024th call, auto took 1.13-1.24x binomial's median (100 bursts of
- * 1000 calls; 1.19 the median of 12 runs), and 1.11-1.20x (1.13) up to
- * every 16384th. */
+ * to PAT_EXCHANGE_MAX_PACED, by the periods of its calls back to back and
+ * by the wall time per call between its observed calls, the longer: a
+ * loop's bursts back to back with gaps between them (patbench's --burst,
+ * barriers between) take longer than their periods say (bursts of 100
+ * calls of 0.6 us every 10 ms: 100 us a call, not 0.6; by the periods
+ * alone every 16384th call would be 1.6 s apart).  There an exchange costs
+ * the root 100-200 us (8 ranks on 2 cores, 4 B: the ranks ahead wait for
+ * it), hundreds of calls of 0.6 us: at every 1024th call, auto took
+ * 1.13-1.24x binomial's median (100 bursts of 1000 calls; 1.19 the median
+ * of 12 runs), and 1.11-1.20x (1.13) up to every 16384th. */
 static long longest_b2b(const learned *l) {
-  return longest_by(l->b2b_period, l->nb2b_period, PAT_AUTO_MAX_APART,
+  double t = per_call(l->b2b_period, l->nb2b_period);
+  double wall = per_call(l->wall, l->nwall);
+  return longest_by(wall > t ? wall : t, PAT_AUTO_MAX_APART,
                     PAT_EXCHANGE_MAX_PACED);
 }
 

@@ -1206,7 +1206,8 @@ static void pace_stretches_by_the_calls_time(void **state) {
 /* auto driven as the PAT layer paces it (pat/pat.c): call k of the class
  * is exchanged where k is a multiple of the paced interval (the automatic
  * one times the stretch auto asks for, at most PAT_EXCHANGE_MAX_PACED) or
- * where auto asked for it (soon); its arrivals (balanced) and the ranks'
+ * where auto asked for it (soon); its arrivals (balanced: every rank's
+ * stamp k * wall, on one clock) and the ranks'
  * idle time before it are observed lag calls later, and with them the
  * realized time of the exchanged call before it (binomial's estimate) and
  * every rank's exit-to-exit interval there (the call's period). */
@@ -1215,7 +1216,8 @@ typedef struct paced {
   pat_auto *au;
   pat_sched_params p;
   pat_call_props props;
-  double zeros[PACED_P], intervals[PACED_P];
+  double zeros[PACED_P], intervals[PACED_P], stamps[PACED_P];
+  double wall; /* seconds a call on the stamps' clock (0: all stamps 0) */
   double period[PACED_CALLS], idle[PACED_CALLS];
   unsigned char exchanged[PACED_CALLS];
   long soon, prev; /* the call asked for, the last exchanged observed */
@@ -1250,7 +1252,9 @@ static long paced_calls(paced *s, long from, long to, double period,
     s->idle[k] = idle;
     s->exchanged[k] = k % s->every == 0 || k == s->soon;
     if (x >= 0 && s->exchanged[x]) {
-      pat_auto_observed(s->au, s->zeros, x, s->idle[x]);
+      for (int r = 0; r < PACED_P; r++)
+        s->stamps[r] = (double)x * s->wall;
+      pat_auto_observed(s->au, s->stamps, x, s->idle[x]);
       if (s->prev >= 0) {
         for (int r = 0; r < PACED_P; r++)
           s->intervals[r] = s->period[s->prev];
@@ -1330,31 +1334,36 @@ static void pace_drops_when_calls_come_apart(void **state) {
 
 /* Calls back to back (auto.c, "Pace"): past every PAT_AUTO_MAX_APART-th
  * call as far as PAT_AUTO_REACT of their periods (the root's exit to
- * exit) allows, up to every PAT_EXCHANGE_MAX_PACED-th.  Calls of 1 ms stay
- * at every PAT_AUTO_MAX_APART-th (as before the periods counted there),
- * calls of PAT_AUTO_REACT / 3000 (21 us) reach every 2048th, and calls of
- * 0.5 us (a 4 B loop on 8 ranks takes 0.6 us a call) every
- * PAT_EXCHANGE_MAX_PACED-th; when those slow to 1 ms, the pace is back
- * to every PAT_AUTO_MAX_APART-th within two intervals (the first slow
- * call exchanged tells its period with the next exchange). */
+ * exit) and of the wall time a call between the observed ones allows, up
+ * to every PAT_EXCHANGE_MAX_PACED-th.  Calls of 1 ms stay at every
+ * PAT_AUTO_MAX_APART-th (as before the periods counted there), calls of
+ * PAT_AUTO_REACT / 3000 (21 us) reach every 2048th, calls of 0.5 us each
+ * but 100 us a call on the wall (bursts with gaps between) stay at every
+ * PAT_AUTO_MAX_APART-th, and calls of 0.5 us (a 4 B loop on 8 ranks takes
+ * 0.6 us a call) reach every PAT_EXCHANGE_MAX_PACED-th; when those slow
+ * to 1 ms, the pace is back to every PAT_AUTO_MAX_APART-th within two
+ * intervals (the first slow call exchanged tells its period with the
+ * next exchange). */
 static void pace_stretches_back_to_back(void **state) {
   static paced s;
   static const struct {
-    double period;
+    double period, wall;
     long calls;
     int every;
-  } cases[] = {{1e-3, 3000, PAT_AUTO_MAX_APART},
-               {PAT_AUTO_REACT / 3000, 8000, 2 * PAT_AUTO_MAX_APART},
-               {5e-7, 40000, PAT_EXCHANGE_MAX_PACED}};
+  } cases[] = {{1e-3, 1e-3, 3000, PAT_AUTO_MAX_APART},
+               {PAT_AUTO_REACT / 3000, 0, 8000, 2 * PAT_AUTO_MAX_APART},
+               {5e-7, 1e-4, 40000, PAT_AUTO_MAX_APART},
+               {5e-7, 5e-7, 40000, PAT_EXCHANGE_MAX_PACED}};
   const size_t n = sizeof cases / sizeof cases[0];
   long back;
   (void)state;
   for (size_t i = 0; i < n; i++) {
     paced_init(&s);
+    s.wall = cases[i].wall;
     paced_calls(&s, 0, cases[i].calls, cases[i].period, 2e-7, 0);
     print_message("pace back to back: every %d calls after %ld calls of "
-                  "%.2g s\n",
-                  s.every, cases[i].calls, cases[i].period);
+                  "%.2g s, %.2g s a call on the wall\n",
+                  s.every, cases[i].calls, cases[i].period, cases[i].wall);
     assert_int_equal(s.every, cases[i].every);
     if (i + 1 < n)
       pat_auto_free(s.au);
