@@ -1358,17 +1358,10 @@ static void add_noise(learned *l, double x) {
       n < PAT_AUTO_NOISE_MIN ? 0 : expm1(gsl_stats_sd(l->noise, 1, (size_t)n));
 }
 
-/* Scores the decision of call, whose real arrivals were actual: both
- * choices' estimates under them, each corrected by its row's realized
- * over estimated ratio; the aware one must win by the machine's scatter
- * (add_noise) to count as ahead. */
 /* Class l's wall time per call since its last observed call, from the
- * earliest arrival of each (the stamps are on one clock: the PAT
- * layer's), into its ring (longest_b2b). */
-static void walled(learned *l, const double *actual, int nranks, long call) {
-  double at = INFINITY;
-  for (int r = 0; r < nranks; r++)
-    at = fmin(at, actual[r]);
+ * earliest arrival of each (at: pat_sched_first_arrival; the stamps are
+ * on one clock, the PAT layer's), into its ring (longest_b2b). */
+static void walled(learned *l, double at, long call) {
   if (!isfinite(at))
     return;
   if (l->seen_call >= 0 && call > l->seen_call && at >= l->seen_at)
@@ -1378,6 +1371,10 @@ static void walled(learned *l, const double *actual, int nranks, long call) {
   l->seen_at = at;
 }
 
+/* Scores the decision of call, whose real arrivals were actual: both
+ * choices' estimates under them, each corrected by its row's realized
+ * over estimated ratio; the aware one must win by the machine's scatter
+ * (add_noise) to count as ahead. */
 static void score(pat_auto *s, const double *actual, long call, double idle) {
   pending *w;
   learned *l;
@@ -1390,7 +1387,9 @@ static void score(pat_auto *s, const double *actual, long call, double idle) {
     return; /* not kept, or scored already */
   w->call = -1;
   l = &s->cls[w->cls];
-  walled(l, actual, w->params.nranks, call);
+  q = w->params;
+  q.arrivals = actual;
+  walled(l, pat_sched_first_arrival(&q), call);
   if (isnan(idle)) { /* not known: as the calls have come lately */
     w->b2b = back_to_back(l);
   } else {
@@ -1409,8 +1408,6 @@ static void score(pat_auto *s, const double *actual, long call, double idle) {
                    ? blind
                    : under(w->ran, &w->params, NULL, actual, l);
   w->ran_call = call;
-  q = w->params;
-  q.arrivals = actual;
   w->spread = pat_sched_spread(&q);
   /* back to back the predictions cannot pay: a score against them (a
    * score of 0 says nothing, decide_mode) */
@@ -1557,20 +1554,23 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
     return;
   w->ran_call = -1;
   l = &s->cls[w->cls];
-  if (w->b2b) { /* the pipelining's time, not the row's */
-    if (intervals != NULL && intervals[w->params.root] > 0 &&
-        isfinite(intervals[w->params.root]))
+  /* the call's period, the root's exit to exit: into the ring of its kind
+   * (longest_apart, longest_b2b) */
+  if (intervals != NULL && intervals[w->params.root] > 0 &&
+      isfinite(intervals[w->params.root])) {
+    if (w->b2b)
       l->b2b_period[l->nb2b_period++ % PAT_AUTO_SAMPLES] =
           intervals[w->params.root];
+    else
+      l->period[l->nperiod++ % PAT_AUTO_SAMPLES] = intervals[w->params.root];
+  }
+  if (w->b2b) { /* the pipelining's time, not the row's */
     if (sample_kind(l, w) == 1)
       run_sample(l, w, call, seconds, intervals);
     if (!pat_alg_table[w->ran]->uses_arrivals) /* its first use came */
       l->warm |= 1ull << w->ran;
     return;
   }
-  if (intervals != NULL && intervals[w->params.root] > 0 &&
-      isfinite(intervals[w->params.root]))
-    l->period[l->nperiod++ % PAT_AUTO_SAMPLES] = intervals[w->params.root];
   raw = seconds / w->ran_est;
   first = pat_alg_table[w->ran]->uses_arrivals && !(l->warm & (1ull << w->ran));
   if (first) {
