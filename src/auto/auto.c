@@ -135,9 +135,13 @@
  * and stays in force (SMPI: it does; the probe costs binomial's time on
  * 4 calls per class).  Otherwise every row the blind choice weighs (up to
  * PAT_AUTO_WIDE times the least estimate) is measured in turn, a row
- * whose best call took over PAT_AUTO_BEHIND times the leader's median
- * is measured no more (while the measuring goes on, calls that measure
- * nothing run the row measured fastest so far: interim), and each row's
+ * whose best call took over PAT_AUTO_BEHIND times the leader's median,
+ * or that can no longer win over binomial (cannot_win: after
+ * PAT_AUTO_SAMPLES calls not clearly faster, or, while the calls do not
+ * come calm, clearly slower), is measured no more, and a probe whose
+ * pick can no longer win ends at once (while the measuring goes on, calls
+ * that measure nothing run the row measured fastest so far: interim),
+ * and each row's
  * median time over its estimate,
  * relative to binomial's, becomes its correction: the estimates then rank
  * as the rows ran, but a row ahead of binomial by its median and not
@@ -157,8 +161,9 @@
  * radixk's such call took 7.6x its balanced time, binomial's 2x, so
  * radixk's slowest call was slower than binomial's fastest, the probe
  * did not find it ahead, every row was measured, and the first 16 calls
- * took 1.24x radixk's median; 1.02x now).  Once a measured row had a
- * calm call, the measuring counts calm calls (binomial's that came
+ * took 1.24x radixk's median; 1.02x now).  Once a measured call came
+ * calm, and at least half of those since (calm_seen), the measuring
+ * counts calm calls (binomial's that came
  * apart among them, at their balanced equivalent: its estimate under
  * arrivals is the model's walk of its tree, so realized over it, times
  * its balanced estimate, is what the call would have taken balanced;
@@ -445,6 +450,9 @@ typedef struct learned {
   unsigned long long warm;         /* rows with a measured call */
   long from[PAT_REDUCE_ALG_COUNT]; /* nmeas when the measuring began */
   unsigned long long dropped;      /* measured enough: far behind */
+  /* the measuring's calls (of the rows measured, since it began) that
+   * came calm, and all since the first of them (calm_seen) */
+  long calm_calls, since_calm;
   int spent, spent_b2b;            /* calls decided apart, and back to back */
   /* the run being measured back to back (run_sample): its row, last
    * call, time so far and calls (0: none) */
@@ -553,14 +561,17 @@ static long came_calm(const learned *l, int a) {
   return calls_of(l, a, 1) - (l->nequiv[a] - l->efrom[a]);
 }
 
-/* Whether a row being measured had a call that came calm since the
- * measuring began: then the measuring counts calm calls (binomial's
- * equivalents among them). */
+/* Whether the measuring's calls came calm: one did, and at least half
+ * of those since: then the measuring counts calm calls (binomial's
+ * equivalents among them).  The first one used to be enough: where calm
+ * calls are rare, the rows that had none could then neither finish nor
+ * be dropped, and each ran until the budget was spent (a real node, 8
+ * ranks on 2 cores, 256 KiB balanced: 1 calm call in 30, each row
+ * measured 18 times, the measuring 80 of the first 110 calls).  Counted
+ * from the first, so that skewed calls before it (a warm-up) do not
+ * hold the calm ones back. */
 static int calm_seen(const learned *l) {
-  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
-    if ((l->measuring & (1ull << a)) && came_calm(l, a) > 0)
-      return 1;
-  return 0;
+  return l->calm_calls > 0 && 2 * l->calm_calls >= l->since_calm;
 }
 
 /* Whether row a's figures read its calm calls: it had one since the
@@ -623,6 +634,27 @@ static double row_bound(const learned *l, int a, int slowest) {
 static int clearly_faster(const learned *l, int a, int ref) {
   return fresh(l, a) > 0 && fresh(l, ref) > 0 &&
          row_bound(l, a, 1) < row_bound(l, ref, 0);
+}
+
+/* Whether row a, being measured, can no longer win over binomial: both
+ * have PAT_AUTO_SAMPLES measures that their figures read, and a is not
+ * clearly faster (settle ties such a row with binomial, and binomial
+ * wins the tie: see "Ties"), so more of its calls cost and change
+ * nothing; once the measuring counts calm calls, a row that had none is
+ * not judged yet.  While it does not (calm_seen), its calls may be a
+ * skewed start that calm ones follow, which a few calls must not decide
+ * alone: then only a row clearly slower (its fastest call slower than
+ * binomial's slowest) can no longer win.  Where no call came calm, a row
+ * used to take twice PAT_AUTO_SAMPLES counted calls however it ran (a
+ * real node, 8 ranks on 2 cores, 256 KiB balanced: pipeline, 2-3x
+ * binomial's time there). */
+static int cannot_win(const learned *l, int a) {
+  const int bin = PAT_REDUCE_ALG_BINOMIAL;
+  if (a == bin || !(l->measuring & (1ull << bin)) ||
+      fresh(l, a) < PAT_AUTO_SAMPLES || fresh(l, bin) < PAT_AUTO_SAMPLES)
+    return 0;
+  return calm_seen(l) ? reads_calm(l, a) && !clearly_faster(l, a, bin)
+                      : clearly_faster(l, bin, a);
 }
 
 /* Row a's median realized time over its balanced estimate under the
@@ -1080,6 +1112,8 @@ static int in_flight(const pat_auto *s, int cls, int a) {
 
 /* Begins measuring rows (keeping the ratios of rows measured already). */
 static void measure(learned *l, int phase, unsigned long long rows) {
+  if (l->measuring == 0)
+    l->calm_calls = l->since_calm = 0;
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
     if ((rows & (1ull << a)) && !(l->measuring & (1ull << a))) {
       l->from[a] = l->nmeas[a];
@@ -1215,6 +1249,17 @@ static int advance(pat_auto *s, learned *l, const pat_sched_params *p,
       if ((l->measuring & ~l->dropped & (1ull << a)) &&
           still_needs(l, a, calm) > 0)
         done = 0;
+    /* exploring, binomial measured and every other row dropped: nothing
+     * is left to set against it; probing, a pick the model puts ahead
+     * that can no longer win over binomial (cannot_win) fails the
+     * probe now */
+    if (l->phase == PHASE_EXPLORE && fresh(l, bin) > 0 &&
+        !(l->measuring & ~l->dropped & ~(1ull << bin)))
+      done = 1;
+    for (int a = 0; l->phase == PHASE_PROBE && a < PAT_REDUCE_ALG_COUNT; a++)
+      if ((l->measuring & (1ull << a)) && cannot_win(l, a) &&
+          model_ahead(p, a, bin))
+        done = 1;
     if (!done && !budget_spent(l))
       return 0;
     if (l->phase == PHASE_PROBE) {
@@ -1280,7 +1325,7 @@ static int measure_row(const pat_auto *s, learned *l,
   for (int a = 0; l->phase == PHASE_EXPLORE && a < PAT_REDUCE_ALG_COUNT; a++)
     if ((l->measuring & (1ull << a)) && fresh(l, a) > 0 &&
         (!calm || calls_of(l, a, 1) > 0) &&
-        row_bound(l, a, 0) > PAT_AUTO_BEHIND * lead)
+        (row_bound(l, a, 0) > PAT_AUTO_BEHIND * lead || cannot_win(l, a)))
       l->dropped |= 1ull << a;
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
     if (l->measuring & ~l->dropped & (1ull << a)) {
@@ -1458,6 +1503,10 @@ static void drifted(learned *l, int a, double r, int calm) {
  * calm calls. */
 static void add_sample(learned *l, int a, double seconds, double ratio,
                        int calm) {
+  if (l->measuring & (1ull << a)) {
+    l->calm_calls += calm;
+    l->since_calm += l->calm_calls > 0;
+  }
   l->secs[a][l->nmeas[a] % PAT_AUTO_SAMPLES] = seconds;
   l->meas[a][l->nmeas[a]++ % PAT_AUTO_SAMPLES] = ratio;
   if (calm)
