@@ -50,10 +50,12 @@
  * there is no trial.
  *
  * Cost per call.  The estimates: O(P) each for the bandwidth rows and
- * binomial (native and localredirect are not weighed while binomial is:
- * pat_alg_row.never_below; under arrivals, a row that arrivals only delay
- * is not weighed where its balanced estimate, the blind choice's, cannot
- * win: pat_alg_row.arrivals_delay), the clairvoyant plan (O(P log P) atomic;
+ * binomial (native and localredirect are not weighed while binomial is,
+ * but localredirect under arrivals: pat_alg_row.never_below, absorbs;
+ * O(P + F log F) for F forwarded late ranks); under arrivals, a row
+ * that arrivals only delay is not weighed where its balanced estimate,
+ * the blind choice's, cannot win: pat_alg_row.arrivals_delay), the
+ * clairvoyant plan (O(P log P) atomic;
  * segmented: its bounded search, clairvoyant.c) under the prediction,
  * built as the schedule the call runs when it wins; when scoring, the
  * plan's replay (replay.c, O(transfers)) under the real arrivals.  Both
@@ -298,7 +300,35 @@
  *
  * Dynamic rows.  native and localredirect have no schedule; their
  * estimates are formulas (native.c, localredirect.c) that never beat
- * binomial's, so they win only from a list without it.
+ * binomial's balanced, so there they win only from a list without it.
+ * Under arrivals localredirect's tree protocol (a commutative op, small
+ * messages) is walked with its give-ups (pat_alg_row.absorbs): a rank
+ * late by many rounds costs it two rounds after its arrival, so it is
+ * weighed among the aware choices (at a tie with clairvoyant's plan it
+ * wins: its row comes first among the cheap estimates, and the plan is
+ * then not made).
+ *
+ * Absorbing rows.  A row that absorbs arrivals without a prediction
+ * (localredirect, in binomial's place) can beat the blind choice where
+ * the predictions do not see the late ranks in time: at 8 B the stamps
+ * are exchanged every 8th call or less often, so a new pattern is seen
+ * about 11 calls late (SMPI, P = 64, every odd rank late right after a
+ * spell of one rank late: the stale plan took 1.08x binomial's time;
+ * localredirect takes it as it comes: 1.00x).  Each observed call
+ * scores what the absorbing row would have gained over the blind
+ * choice under its real arrivals, both weighed by their corrections and
+ * the absorbing row by how much slower than modeled it ran here over
+ * the blind choice (realized over estimated times, running means); the
+ * running mean of those gains (weight PAT_AUTO_ABSORB_WEIGHT) above
+ * PAT_AUTO_ABSORB_ON and the machine's scatter makes the absorbing row
+ * run the blind choice's calls (settled, not back to back: there the
+ * arrivals are the call before's skew), below PAT_AUTO_ABSORB_OFF gives
+ * them back; the scores of the aware choices are then taken against it.
+ * Its measured slowness fades while it rests (PAT_AUTO_ABSORB_FADE), so
+ * it is tried again now and then.  SMPI, P = 64, 8 B, the table's
+ * patterns one after the other (16 calls each): 4 random ranks late
+ * 0.84x binomial's time, gamma arrivals 0.91x, every odd rank late
+ * after one late 1.00x (1.08x before).
  */
 #include <limits.h>
 #include <math.h>
@@ -401,6 +431,17 @@ _Static_assert(PAT_AUTO_EVIDENCE >= 2 && PAT_AUTO_EVIDENCE <= PAT_AUTO_WINDOW,
  * 0.1-0.6 us back to back (up to 1.7 us under ASan), 37-81 us with two
  * barriers between the calls. */
 #define PAT_AUTO_IDLE 1e-6
+/* Absorbing the arrivals (see "Absorbing rows"): the weight of an
+ * observed call's gain in its running mean, and the mean gain above
+ * which (and above the machine's scatter) the absorbing row takes the
+ * blind choice's calls, below which it gives them back. */
+#define PAT_AUTO_ABSORB_WEIGHT 0.5
+#define PAT_AUTO_ABSORB_ON 0.05
+#define PAT_AUTO_ABSORB_OFF 0.0
+/* ... and how much of its log the absorbing row's measured slowness
+ * forgets per observed call while it rests: it is tried again after
+ * about a hundred (a retry costs a few calls) */
+#define PAT_AUTO_ABSORB_FADE (1.0 / 128)
 
 typedef struct learned {
   /* the last scores (aware minus blind) and how many there were */
@@ -514,6 +555,15 @@ typedef struct learned {
   /* the probe found the model right in this class: the estimates of rows
    * that do not plan are trusted under arrivals (row_estimate) */
   int verified;
+  /* the running mean of what the absorbing row would have gained over
+   * the blind choice on the observed calls, and whether it takes the
+   * blind choice's calls (see "Absorbing rows") */
+  double absorb_gain;
+  int absorbing;
+  /* the realized over estimated times of the blind choice and of the
+   * absorbing row in its place (running geometric means; 0: none yet):
+   * the second over the first weighs the absorbing row's estimate */
+  double blind_raw, absorb_raw;
 } learned;
 
 /* Calls come back to back in class l: since a scored call came so, until
@@ -688,6 +738,7 @@ typedef struct pending {
   int skimmed;             /* no aware choice was made: not scored */
   int b2b;                 /* it came back to back: its time is not used */
   int spell;               /* decided while the calls came back to back */
+  int absorbed; /* its blind choice was the absorbing row (absorber) */
 } pending;
 
 /* the values of a pat_auto's state a decision reads and may change,
@@ -846,23 +897,26 @@ static int weighed(int a, const pat_sched_params *params,
 
 /* Whether least_of estimates row a: weighed, and not a row whose
  * estimate is never below another weighed row's
- * (pat_alg_row.never_below). */
+ * (pat_alg_row.never_below; under arrivals it can be where it absorbs
+ * them: pat_alg_row.absorbs). */
 static int counted(int a, const pat_sched_params *params,
                    const pat_call_props *props, int aware,
                    unsigned long long mask) {
   const pat_alg_row *row = pat_alg_table[a];
   return weighed(a, params, props, aware, mask) &&
          !(row->never_below != NULL &&
+           !(row->absorbs && aware && params->arrivals != NULL) &&
            weighed(row->never_below->id, params, props, aware, mask));
 }
 
 /* Whether row a, one that does not plan with arrivals, is weighed under
  * p's arrivals at its balanced estimate plus their spread (row_estimate):
- * there are arrivals, it is not binomial, and the model was not found
+ * there are arrivals, it is not binomial nor a row whose estimate walks
+ * how it absorbs them (pat_alg_row.absorbs), and the model was not found
  * right for it in class l. */
 static int spread_added(const learned *l, int a, const pat_sched_params *p) {
   return p->arrivals != NULL && a != PAT_REDUCE_ALG_BINOMIAL &&
-         !(l->verified && l->corr[a] == 1);
+         !pat_alg_table[a]->absorbs && !(l->verified && l->corr[a] == 1);
 }
 
 /* Row a's estimate under p's arrivals, a row that does not plan with
@@ -911,7 +965,9 @@ static double weigh(const learned *l, int a, const pat_sched_params *p,
  * row's weighed balanced estimate, NAN: none), one that arrivals only
  * delay (pat_alg_row.arrivals_delay) whose floor cannot win (P = 128,
  * 64 KiB: pipeline's estimate under arrivals was a third of a decision's
- * cost); a costly one (a row with a bound) only if its bound could beat
+ * cost); then, under arrivals, a row that absorbs them
+ * (pat_alg_row.absorbs) where the floor of its never_below row could
+ * win; a costly one (a row with a bound) only if its bound could beat
  * them by more than PAT_AUTO_SKIP, planned by the planner, which also
  * gives the plan's replay: *replay gets the winner's (NULL if it did not
  * plan; replay NULL: not wanted).  weighed (NULL: not wanted) gets each
@@ -935,22 +991,31 @@ static pat_reduce_alg least_of(const pat_auto *s,
     floor = NULL; /* no arrival is a number: no estimate is bounded */
   for (int a = 0; weighed != NULL && a < PAT_REDUCE_ALG_COUNT; a++)
     weighed[a] = NAN;
-  for (int costly = 0; costly < 2; costly++)
+  /* passes: the cheap estimates, the absorbing rows under arrivals
+   * (never below their never_below row's balanced estimate:
+   * unit_estimate; skipped where that cannot win: P = 128, 64 KiB,
+   * localredirect's walk cost a decision 0.6-1.2 us; and ahead of the
+   * plans, which then must beat them), the costly ones */
+  for (int pass = 0; pass < 3; pass++)
     for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++) {
       const pat_alg_row *row = pat_alg_table[a];
       pat_replay *r = NULL;
       double t;
+      int absorbing = row->absorbs && p.arrivals != NULL;
       if (!counted(a, params, props, aware, mask) ||
-          (row->bound != NULL) != costly)
+          (row->bound != NULL ? 2 : absorbing) != pass)
         continue;
-      if (costly && corr[a] * row->bound(&p) >= best_t * (1 - PAT_AUTO_SKIP))
+      if (pass == 2 && corr[a] * row->bound(&p) >= best_t * (1 - PAT_AUTO_SKIP))
+        continue;
+      if (pass == 1 && floor != NULL && row->never_below != NULL &&
+          floor[row->never_below->id] >= best_t)
         continue;
       /* it could at best tie, and lose the tie (NAN compares false) */
       if (floor != NULL && row->arrivals_delay &&
           (floor[a] > best_t || (floor[a] == best_t && a > (int)best)))
         continue;
-      t = costly ? corr[a] * s->planner(s->ctx, row->id, &p, &r)
-                 : weigh(l, a, &p, row_estimate(l, a, &p));
+      t = pass == 2 ? corr[a] * s->planner(s->ctx, row->id, &p, &r)
+                    : weigh(l, a, &p, row_estimate(l, a, &p));
       if (a == PAT_REDUCE_ALG_BINOMIAL) /* see "Ties" */
         t *= 1 - PAT_AUTO_TIE;
       if (weighed != NULL)
@@ -1416,6 +1481,49 @@ static void walled(learned *l, double at, long call) {
   l->seen_at = at;
 }
 
+/* The row that absorbs arrivals in the place of blind choice b: one
+ * whose estimate balanced is never below b's but under arrivals walks
+ * how it absorbs them (pat_alg_row.absorbs: localredirect for binomial),
+ * in PAT_REDUCE_ALGORITHM's list; -1: none. */
+static int absorber(pat_reduce_alg b) {
+  for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
+    if (pat_alg_table[a]->absorbs && pat_alg_table[a]->never_below != NULL &&
+        pat_alg_table[a]->never_below->id == b &&
+        (pat_config_get()->candidates & (1ull << a)))
+      return a;
+  return -1;
+}
+
+/* The observed call w, under its real arrivals (q): what its absorbing
+ * row (absorber) would have gained over its blind choice, each weighed by
+ * its correction, as a share of the blind choice's time, into class l's
+ * running mean; the absorbing row takes the blind choice's calls once the
+ * mean is above PAT_AUTO_ABSORB_ON and the machine's scatter, and gives
+ * them back below PAT_AUTO_ABSORB_OFF.  Back to back the arrivals are the
+ * calls before's skew, not the pattern's: not scored. */
+static void score_absorbing(learned *l, const pending *w,
+                            const pat_sched_params *q) {
+  int a = absorber(w->blind);
+  double base, mine, gain;
+  if (a < 0 || w->b2b)
+    return;
+  base = weigh(l, w->blind, q, row_estimate(l, w->blind, q));
+  mine = weigh(l, a, q, row_estimate(l, a, q));
+  if (l->absorb_raw > 0) /* as they ran here (the blind one as modeled
+                          * until it ran) */
+    mine *= l->absorb_raw / (l->blind_raw > 0 ? l->blind_raw : 1);
+  if (!(base > 0) || !isfinite(mine))
+    return;
+  gain = (base - mine) / base;
+  l->absorb_gain += PAT_AUTO_ABSORB_WEIGHT * (gain - l->absorb_gain);
+  if (!l->absorbing && l->absorb_raw > 0) /* forgotten while it rests, */
+    l->absorb_raw = exp((1 - PAT_AUTO_ABSORB_FADE) * log(l->absorb_raw));
+  if (l->absorb_gain > PAT_AUTO_ABSORB_ON && l->absorb_gain > l->scatter)
+    l->absorbing = 1;
+  else if (l->absorb_gain < PAT_AUTO_ABSORB_OFF)
+    l->absorbing = 0;
+}
+
 /* Scores the decision of call, whose real arrivals were actual: both
  * choices' estimates under them, each corrected by its row's realized
  * over estimated ratio; the aware one must win by the machine's scatter
@@ -1424,6 +1532,7 @@ static void score(pat_auto *s, const double *actual, long call, double idle) {
   pending *w;
   learned *l;
   double aware, blind;
+  pat_reduce_alg bl;
   pat_sched_params q; /* the call's, under its real arrivals */
   if (actual == NULL || call < 0)
     return;
@@ -1443,26 +1552,26 @@ static void score(pat_auto *s, const double *actual, long call, double idle) {
     l->napart += !w->b2b;
     l->b2b_seen |= w->b2b;
   }
+  score_absorbing(l, w, &q);
+  /* the row the blind choice ran as: the absorbing row in its place */
+  bl = w->absorbed ? (pat_reduce_alg)absorber(w->blind) : w->blind;
   aware = under(w->aware, &w->params, w->replay, actual, l);
-  blind = w->aware == w->blind ? aware
-                               : under(w->blind, &w->params, NULL, actual, l);
+  blind = w->aware == bl ? aware : under(bl, &w->params, NULL, actual, l);
   pat_replay_free(w->replay);
   w->replay = NULL;
   w->ran_est = w->ran == w->aware ? aware
-               : w->ran == w->blind
-                   ? blind
-                   : under(w->ran, &w->params, NULL, actual, l);
+               : w->ran == bl     ? blind
+                                  : under(w->ran, &w->params, NULL, actual, l);
   w->ran_call = call;
   w->spread = pat_sched_spread(&q);
   /* back to back the predictions cannot pay: a score against them (a
    * score of 0 says nothing, decide_mode) */
   if (!w->skimmed || w->b2b) /* else no aware choice: nothing to score */
     l->diff[l->scored++ % PAT_AUTO_WINDOW] =
-        w->b2b ? blind
-        : w->aware == w->blind
-            ? 0
-            : weigh(l, w->aware, &q, aware) -
-                  (1 - l->scatter) * weigh(l, w->blind, &q, blind);
+        w->b2b           ? blind
+        : w->aware == bl ? 0
+                         : weigh(l, w->aware, &q, aware) -
+                               (1 - l->scatter) * weigh(l, bl, &q, blind);
   /* pace: observed calls that used no prediction */
   l->quiet += l->blind_mode || w->aware == w->blind;
 }
@@ -1621,6 +1730,15 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
     return;
   }
   raw = seconds / w->ran_est;
+  if ((l->warm & (1ull << w->ran)) &&
+      (w->ran == w->blind ||
+       (w->absorbed && (int)w->ran == absorber(w->blind)))) {
+    /* the blind choice's and the absorbing row's (score_absorbing) */
+    double *m = w->ran == w->blind ? &l->blind_raw : &l->absorb_raw;
+    *m = *m > 0 ? exp((1 - PAT_AUTO_CORR_WEIGHT) * log(*m) +
+                      PAT_AUTO_CORR_WEIGHT * log(raw))
+                : raw;
+  }
   first = pat_alg_table[w->ran]->uses_arrivals && !(l->warm & (1ull << w->ran));
   if (first) {
     /* A planning row's first call in the class came among the first
@@ -1952,7 +2070,7 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
                              long observed_call, int *switched) {
   pat_reduce_alg run;
   learned *l;
-  int measured = -1, skim, every, automatic;
+  int measured = -1, skim, every, automatic, absorbed;
   int realizing = call >= 0 &&
                   pat_config_get()->exchange_interval <= PAT_EXCHANGE_MAX_EVERY;
   s->cur = size_class(p);
@@ -2023,6 +2141,11 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
     run = (pat_reduce_alg)measured;
   else if (run == s->blind)
     run = interim(l, p, props, s->blind);
+  absorbed = l->absorbing && l->phase == PHASE_SETTLED && !back_to_back(l) &&
+             absorber(s->blind) >= 0 &&
+             pat_alg_unmet(pat_alg_table[absorber(s->blind)], props) == 0;
+  if (run == s->blind && absorbed)
+    run = (pat_reduce_alg)absorber(s->blind);
   if (call >= 0 && exchanged) { /* kept for scoring once observed */
     pending *w = free_slot(s);
     pat_replay_free(w->replay); /* a decision never scored */
@@ -2038,6 +2161,7 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
       w->ran = run;
       w->ran_call = -1;
       w->spell = back_to_back(l);
+      w->absorbed = absorbed;
     }
   }
   pace(s, l, call, every, automatic);

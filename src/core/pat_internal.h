@@ -169,10 +169,19 @@ typedef struct pat_alg_row {
   double (*bound)(const pat_sched_params *params);
   /* A row whose estimate this row's is never below for the same call
    * (native's is binomial's, localredirect's binomial's with more
-   * latency): auto does not weigh this row while it weighs that one, which
-   * wins the ties anyway (the earlier row).  NULL: none.  unit_estimate
-   * checks the claim. */
+   * latency), balanced, and under arrivals too unless this row absorbs
+   * them (below): auto does not weigh this row while it weighs that one,
+   * which wins the ties anyway (the earlier row).  NULL: none.
+   * unit_estimate checks the claim. */
   const struct pat_alg_row *never_below;
+  /* 1: its estimate under arrivals walks how it absorbs late ranks
+   * without a prediction (localredirect's tree protocol gives a late
+   * child up and forwards its data): there it can be below never_below's,
+   * and auto weighs it as it is, like binomial's walk, not at its
+   * balanced estimate plus the arrivals' spread.  unit_estimate checks
+   * that a rank late by many rounds costs it about two rounds after its
+   * arrival. */
+  int absorbs;
   /* 1: arrivals only delay it: its estimate under arrivals is never below
    * its balanced one (ring, butterfly, radix-k: their balanced formula
    * plus the arrivals' spread; pipeline: a maximum that starts from it),

@@ -86,6 +86,12 @@ void pat_lr_tree_learn(const pat_call *c, double unit, double slack,
 int pat_lr_tree_unrest(const pat_call *c);
 void pat_lr_tree_root_learn(const pat_call *c, int unrest);
 
+/* The tree protocol's completion under params' arrivals, a commutative
+ * op (seconds after the earliest arrival; auto's estimate), with the due
+ * times' unit and slack (tree.c). */
+double pat_lr_tree_estimate(const pat_sched_params *p, double unit,
+                            double slack);
+
 /* The line's small-message protocol (eager.c) and the tree protocol for
  * commutative ops (tree.c). */
 int pat_lr_eager_run(const pat_call *c);

@@ -180,6 +180,7 @@
  * Tunables: PAT_REDUCE_LR_TREE (localredirect.c) chooses the protocol;
  * PAT_REDUCE_LR_PATIENCE the slack.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1475,4 +1476,78 @@ int pat_lr_tree_run(const pat_call *c) {
   int base = c->commutative ? c->root : 0;
   int v = (c->rank - base + c->nranks) % c->nranks;
   return small_leaf(c, v) ? leaf_part(c, v, base) : tree_call(c, v, base);
+}
+
+static int by_time(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* For auto (localredirect.c's estimate; commutative ops): the protocol
+ * walked under the arrivals as binomial's estimate walks its tree (each
+ * rank takes its children's PARTs in round order, one message at a time,
+ * and combines each while the next one flows), with the due times above:
+ * unit and slack as a call starts them (what a communicator learned of
+ * its slack is one rank's and is not weighed: every rank must weigh the
+ * same).  A child whose PART would come after its due time is given up:
+ * its parent's PART leaves at that due time at the latest, and the
+ * child's data goes on as a FWD, combined at the forwarder once its PART
+ * came, then sent to the forwarder's parent if that forwards too (gave a
+ * child up), else to the root.  The root gives nobody up and merges the
+ * FWDs as they come, one combine each, after its own children (at most
+ * a combine per FWD too late).  Balanced nobody is given up (a child's
+ * PART comes a round after its subtree is done, due a round and the
+ * slack later) and the walk is binomial's.  One rank late by delta:
+ * about max(ceil(log2 P) + 1 rounds, delta + 2 rounds) after the
+ * earliest arrival; binomial's walk takes delta + the rounds above it.
+ * O(P), and O(F log F) for the F FWDs that reach the root. */
+double pat_lr_tree_estimate(const pat_sched_params *p, double unit,
+                            double slack) {
+  int P = p->nranks, nroot = 0;
+  double m = (double)p->count * p->elem_size;
+  double wire = p->model.alpha + m * p->model.beta, work = m * p->model.gamma;
+  double *ready = malloc(3 * (size_t)(P > 0 ? P : 1) * sizeof *ready);
+  double *fwd = ready + P, *at_root = fwd + P, t;
+  if (ready == NULL)
+    return INFINITY;
+  for (int v = P - 1; v >= 0; v--) {
+    double own = p->arrivals != NULL ? p->arrivals[(p->root + v) % P] : 0;
+    double port = own, done = own, out;
+    unsigned long long gave = 0; /* bit j: child v + 2^j given up */
+    for (int j = 0, mask = 1; mask < P && !(v & mask); mask <<= 1, j++) {
+      double come, due = own + (j + 1) * (unit + slack);
+      if (v + mask >= P)
+        continue;
+      come = (ready[v + mask] > port ? ready[v + mask] : port) + wire;
+      if (v != 0 && come > due) {
+        gave |= 1ull << j;
+        done = done > due ? done : due;
+      } else {
+        port = come;
+        done = (port > done ? port : done) + work;
+      }
+    }
+    ready[v] = done;
+    /* what it forwards: its given-up children's PARTs, then the FWDs of
+     * its children that forward (to the root where it forwards nothing,
+     * and at the root) */
+    out = done;
+    for (int j = 0, mask = 1; gave && mask < P && !(v & mask); mask <<= 1, j++)
+      if (gave & (1ull << j))
+        out = fmax(out, ready[v + mask] + wire) + work;
+    for (int mask = 1; mask < P && !(v & mask); mask <<= 1)
+      if (v + mask < P && fwd[v + mask] > -INFINITY) {
+        if (gave && v != 0)
+          out = fmax(out, fwd[v + mask] + wire) + work;
+        else
+          at_root[nroot++] = fwd[v + mask] + wire;
+      }
+    fwd[v] = gave ? out : -INFINITY;
+  }
+  t = P > 0 ? ready[0] : 0;
+  qsort(at_root, (size_t)nroot, sizeof *at_root, by_time);
+  for (int i = 0; i < nroot; i++)
+    t = fmax(t, at_root[i]) + work;
+  free(ready);
+  return t - pat_sched_first_arrival(p);
 }

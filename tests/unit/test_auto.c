@@ -57,6 +57,16 @@ static double realized(pat_reduce_alg ran, const pat_sched_params *planned,
   return factor * pat_alg_table[ran]->estimate(&q);
 }
 
+/* The planning row's trial and corrections, below, with a leaf
+ * predicted late at 64 B: localredirect's tree absorbs that leaf in as
+ * few modeled rounds as clairvoyant's plan (P = 16, two rounds late: 5
+ * each), and the plan would not be made; those tests weigh the rows
+ * without it (reset_env puts it back). */
+static void without_localredirect(void) {
+  setenv("PAT_REDUCE_ALGORITHM", "^localredirect", 1);
+  pat_reduce_config_reload();
+}
+
 /* auto's pick against every candidate, all simulated (P = 16: the ring's
  * schedule has P^2 transfers). */
 static void picks_within_ten_percent_of_the_best(void **state) {
@@ -102,6 +112,109 @@ static void picks_within_ten_percent_of_the_best(void **state) {
       assert_false(switched);
       pat_auto_free(au);
     }
+}
+
+/* localredirect's tree absorbs a late rank without a prediction to
+ * trust: with a leaf predicted two rounds late (P = 16, 64 B) it models
+ * as fast as the plan for it (5 rounds; binomial 6) and auto's choice is
+ * localredirect; with the plan left out, also six rounds late (8 rounds
+ * against binomial's 10); balanced, and in rank order (a non-commutative
+ * op: its give-ups are not credited), binomial. */
+static void late_leaf_absorbed_by_localredirect(void **state) {
+  enum { P = 16 };
+  double late[P] = {0};
+  pat_sched_params p = params(P, 8, late);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
+  double d = pat_sched_round_cost(&p);
+  int sw;
+  (void)state;
+  for (int list = 0; list < 2; list++) {
+    for (int rounds = 2; rounds <= 6; rounds += 4) {
+      pat_auto *au = pat_auto_alloc(P);
+      late[P - 1] = rounds * d;
+      p.commutative = props.commutative = 1;
+      if (list == 0 && rounds == 6) /* the plan's 7 rounds win there */
+        assert_int_equal(pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &sw),
+                         PAT_REDUCE_ALG_CLAIRVOYANT);
+      else
+        assert_int_equal(pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &sw),
+                         PAT_REDUCE_ALG_LOCALREDIRECT);
+      pat_auto_free(au);
+      au = pat_auto_alloc(P);
+      p.commutative = props.commutative = 0;
+      assert_int_not_equal(
+          pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &sw),
+          PAT_REDUCE_ALG_LOCALREDIRECT);
+      pat_auto_free(au);
+    }
+    {
+      pat_auto *au = pat_auto_alloc(P);
+      late[P - 1] = 0;
+      p.commutative = props.commutative = 1;
+      assert_int_equal(pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &sw),
+                       PAT_REDUCE_ALG_BINOMIAL);
+      pat_auto_free(au);
+    }
+    setenv("PAT_REDUCE_ALGORITHM", "^clairvoyant", 1);
+    pat_reduce_config_reload();
+  }
+}
+
+/* The absorbing row in the blind choice's place: predictions that see
+ * nobody late (balanced), while in truth a leaf comes six rounds late
+ * (P = 16, 8 B, every call exchanged and observed a call later, its
+ * realized time two): once observed, localredirect runs the blind
+ * choice's calls (binomial's), as it gains 25% on them (8 rounds against
+ * 10); where it then runs 1.5x its estimate (a machine that gives its
+ * children up too soon), binomial again, and localredirect once more
+ * only after its slowness faded (a retry of a few calls, every 80 or so:
+ * at most 5% of the calls); in rank order (its give-ups not credited) or
+ * left out of the list, never. */
+static void absorbing_row_takes_the_blind_calls(void **state) {
+  enum { P = 16, CALLS = 400, SLOW = 60 };
+  double zeros[P] = {0}, late[P] = {0};
+  pat_sched_params p = params(P, 1, zeros);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 1};
+  double d = pat_sched_round_cost(&p);
+  (void)state;
+  late[P - 1] = 6 * d;
+  for (int variant = 0; variant < 3; variant++) {
+    pat_auto *au = pat_auto_alloc(P);
+    pat_reduce_alg ran[CALLS];
+    int sw, absorbed = 0, after = 0;
+    p.commutative = props.commutative = variant != 1;
+    if (variant == 2) {
+      setenv("PAT_REDUCE_ALGORITHM", "^localredirect", 1);
+      pat_reduce_config_reload();
+    }
+    for (int k = 0; k < CALLS; k++) {
+      if (k >= 2) {
+        pat_sched_params q = p;
+        q.arrivals = late;
+        pat_auto_realized(
+            au, k - 2,
+            pat_alg_table[ran[k - 2]]->estimate(&q) *
+                (k - 2 >= SLOW && ran[k - 2] == PAT_REDUCE_ALG_LOCALREDIRECT
+                     ? 1.5
+                     : 1),
+            NULL);
+      }
+      ran[k] = pat_auto_decide(au, &p, &props, k, 1, k > 0 ? late : NULL, k - 1,
+                               &sw);
+      absorbed += k >= 10 && k < SLOW && ran[k] == PAT_REDUCE_ALG_LOCALREDIRECT;
+      after += k >= SLOW + 20 && ran[k] == PAT_REDUCE_ALG_LOCALREDIRECT;
+    }
+    print_message("variant %d: localredirect ran %d of calls 10-%d, %d of "
+                  "the last %d\n",
+                  variant, absorbed, SLOW - 1, after, CALLS - SLOW - 20);
+    if (variant == 0) {
+      assert_true(absorbed >= SLOW - 10 - 2);
+      assert_true(after >= 1 && after <= (CALLS - SLOW - 20) / 20);
+    } else {
+      assert_int_equal(absorbed + after, 0);
+    }
+    pat_auto_free(au);
+  }
 }
 
 /* Predictions that name the wrong late rank every call: once the window
@@ -229,6 +342,7 @@ static void realized_times_correct_the_estimates(void **state) {
   pat_reduce_alg pick = PAT_REDUCE_ALG_COUNT, first, ran[CALLS];
   int switched, moved_at = -1;
   (void)state;
+  without_localredirect();
   for (int r = 0; r < P; r++)
     predicted[r] = r == P - 1 ? 4 * d : 0;
   first = pat_auto_decide(au, &p, &props, -1, 1, NULL, -1, &switched);
@@ -365,6 +479,7 @@ static void planning_row_on_trial(void **state) {
   pat_reduce_alg ran[CALLS];
   int sw, trials = 0;
   (void)state;
+  without_localredirect();
   for (int r = 0; r < P; r++)
     predicted[r] = r == P - 1 ? 2 * d : 0;
   for (int k = 0; k < CALLS; k++) {
@@ -413,6 +528,7 @@ static void trial_on_exchanged_calls(void **state) {
   int L = pat_exchange_lag(P), sw, late_runs = 0;
   pat_reduce_alg ran[CALLS];
   (void)state;
+  without_localredirect();
   for (int r = 0; r < P; r++)
     predicted[r] = r == P - 1 ? 2 * pat_sched_round_cost(&p) : 0;
   for (int c0 = 1; c0 < E; c0++) {
@@ -447,6 +563,7 @@ static void no_trial_beyond_the_ring(void **state) {
   pat_auto *au;
   int sw;
   (void)state;
+  without_localredirect();
   for (int r = 0; r < P; r++)
     predicted[r] = r == P - 1 ? 2 * pat_sched_round_cost(&p) : 0;
   setenv("PAT_REDUCE_EXCHANGE_INTERVAL", "100", 1);
@@ -472,7 +589,7 @@ static void learned_per_message_size(void **state) {
   double d = pat_sched_round_cost(&small);
   pat_auto *au = pat_auto_alloc(P);
   pat_reduce_alg ran[CALLS], first;
-  int sw;
+  int sw, plans = 0;
   double most = 1;
   (void)state;
   for (int r = 0; r < P; r++)
@@ -486,8 +603,11 @@ static void learned_per_message_size(void **state) {
           NULL);
     ran[k] = pat_auto_decide(au, &small, &props, k, 1, predicted, k - 1, &sw);
     most = fmax(most, pat_auto_correction(au, PAT_REDUCE_ALG_CLAIRVOYANT));
+    plans += k >= 5 && ran[k] == PAT_REDUCE_ALG_CLAIRVOYANT;
   }
-  assert_int_not_equal(ran[CALLS - 1], PAT_REDUCE_ALG_CLAIRVOYANT);
+  /* off it but for a retry once its correction faded (localredirect,
+   * absorbing the leaf in 6 rounds, is 1.2x the plan's model away) */
+  assert_true(plans <= 3);
   assert_true(most > 1.3);
   for (int r = 0; r < P; r++)
     predicted[r] = r == P - 1 ? 2 * pat_sched_round_cost(&big) : 0;
@@ -544,6 +664,7 @@ static void realized_times_after_a_long_interval(void **state) {
   double most = 1;
   pat_auto *au = pat_auto_alloc(P);
   (void)state;
+  without_localredirect();
   for (int r = 0; r < P; r++)
     predicted[r] = r == P - 1 ? 2 * d : 0;
   for (int k = 0; k < CALLS; k++) {
@@ -2206,6 +2327,10 @@ static int reset_env(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(picks_within_ten_percent_of_the_best,
+                                reset_env),
+      cmocka_unit_test_teardown(late_leaf_absorbed_by_localredirect,
+                                reset_env),
+      cmocka_unit_test_teardown(absorbing_row_takes_the_blind_calls,
                                 reset_env),
       cmocka_unit_test_teardown(wrong_predictions_turned_off_and_back_on,
                                 reset_env),
