@@ -386,16 +386,27 @@ balanced binomial time (1x), every odd rank late 1x, 4 random ranks late
 experiment at P = 64 (steady, drift, fast drift) and a pattern that flips
 every call (the last rank 1 ms late, then the first).  *Best fixed* is the
 least median of the fixed rows, *best blind* that of the rows that do not
-predict (binomial, ring, butterfly, radixk, pipeline); the goal is auto /
-best blind <= 1.03 everywhere (bold: missed).  Medians in ms; the last
-column takes means instead (the best blind row by its mean, and auto's
-mean over it).  Data: `data/auto_p64.csv`.  All patterns run one after
-the other on one communicator, 16 calls each, so each pattern starts
-with what `auto` learned from the one before: at 8 B, where stamps are
-exchanged every 8th call, a change of pattern is seen only at the next
-exchanged call and the lag after it (about 11 calls at P = 64), so `odd`
-after `single` runs most of its calls on the stale predictions (alone:
-1.03).  Under the flip pattern at 1 MiB `auto` runs its PAT-blind
+predict (binomial, localredirect, ring, butterfly, radixk, pipeline); the
+goal is auto / best blind <= 1.03 everywhere (bold: missed).  Medians in
+ms; the last column takes means instead (the best blind row by its mean,
+and auto's mean over it).  Data: `data/auto_p64.csv`.  All patterns run
+one after the other on one communicator, 16 calls each, so each pattern
+starts with what `auto` learned from the one before: at 8 B, where stamps
+are exchanged every 8th call, a change of pattern is seen only at the
+next exchanged call and the lag after it (about 11 calls at P = 64).
+There `localredirect`, which absorbs late ranks without a prediction,
+runs in `binomial`'s place once the observed calls show it would have
+gained (see `src/auto/auto.c`, "Absorbing rows"): `odd` after `single`,
+which ran on the stale plan at 1.083x before, is 1.004x, and the random,
+gamma and trace patterns take `localredirect`'s time (0.84x, 0.91x and
+0.997-0.998x `binomial`'s).  It misses with the last rank late at 8 B
+(1.23x `localredirect`, 0.83x `binomial`; the table before counted
+`localredirect` as predicting and showed 0.834): the first pattern with a
+late rank, predicted by SMA(5) over mostly balanced patterns (8.7 us of
+the real 16 us), for which the plan models 20.0 us against
+`localredirect`'s 22.7 and runs at about 27 until the scores turn `auto`
+blind 8 calls later, `localredirect` then.  Under the flip pattern at
+1 MiB `auto` runs its PAT-blind
 choice, radixk (2.192 ms every call); pipeline's calls alternate between
 2.021 ms (the root late: a chain's root absorbs up to P - 2 hops of
 delay) and 2.539 (the last rank, the chain's leaf, late), and 6 of the

@@ -169,7 +169,8 @@ done
 # trace scenes (steady, drift, fast drift: the trace experiment's, at
 # P = 64), and a pattern that flips every call (the last rank late by
 # 1 ms, then the first); 8 B, 64 KiB, 1 MiB.  report.sh tables auto's
-# median against the best fixed row's and the best PAT-blind one's.
+# median against the best fixed row's and the best PAT-blind one's
+# (localredirect among those: it needs no prediction).
 if [ "$quick" = 1 ]; then
   auto_sizes=64K auto_reps=6
 else
@@ -189,7 +190,7 @@ for scene in "steady 0.999 0.005" "drift 0.98 0.05" "fastdrift 0.9 0.05"; do
     >"$out/data/auto_$1.trace"
 done
 run --no-plot auto_p64 64 \
-  --algorithms binomial,ring,butterfly,radixk,pipeline,clairvoyant,auto \
+  --algorithms binomial,localredirect,ring,butterfly,radixk,pipeline,clairvoyant,auto \
   --sizes "$auto_sizes" --pattern none --pattern single --pattern odd \
   --pattern k-random:4 --pattern gamma:1x:1 \
   --pattern "trace:$out/data/auto_steady.trace" \
