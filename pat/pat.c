@@ -47,6 +47,14 @@
  * (pat_state_intervals_nth: the root's is the call's period back to back,
  * which auto measures rows by there).  A record is 32 B per rank.
  *
+ * The predictor is fed every observed call's stamps but the
+ * communicator's first call's: those hold what set the ranks apart
+ * before it (SMPI, P = 64, patbench: the barrier's exit skew put rank 63
+ * 18.5 us late at 8 B, a late rank that the balanced calls after it
+ * never had; auto tried a plan for it and trusted it, and with the last
+ * rank late 16 calls later it ran that plan on a prediction of half the
+ * delay, 1.23x localredirect's time; without that call 1.01x).
+ *
  * Model: at observe time, per kind and per size, the median over the ranks
  * that reported that size (robust to a late rank) is one point; at most
  * PER_EXCHANGE sizes per exchange (those most ranks reported, smaller
@@ -509,7 +517,11 @@ static int observe(pat_state *ps, pending *p) {
     memcpy(ps->hist + (size_t)(ps->nhist % PAT_OBSERVED_KEPT) * ps->nranks,
            ps->work, (size_t)ps->nranks * sizeof *ps->work);
     ps->hist_call[ps->nhist++ % PAT_OBSERVED_KEPT] = p->call;
-    pat_predictor_observe_at(ps->pred, ps->work, p->call);
+    /* not the communicator's first call: its stamps hold whatever set
+     * the ranks apart before it (its creation, a barrier's exit), not a
+     * pattern of the calls (see the header) */
+    if (p->call > 0)
+      pat_predictor_observe_at(ps->pred, ps->work, p->call);
     /* every rank's samples are from the same previous call */
     observe_kind(ps, p, TRANSFER);
     observe_kind(ps, p, COMBINE);
