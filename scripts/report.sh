@@ -399,13 +399,13 @@ runs in `binomial`'s place once the observed calls show it would have
 gained (see `src/auto/auto.c`, "Absorbing rows"): `odd` after `single`,
 which ran on the stale plan at 1.083x before, is 1.004x, and the random,
 gamma and trace patterns take `localredirect`'s time (0.84x, 0.91x and
-0.997-0.998x `binomial`'s).  It misses with the last rank late at 8 B
-(1.23x `localredirect`, 0.83x `binomial`; the table before counted
-`localredirect` as predicting and showed 0.834): the first pattern with a
-late rank, predicted by SMA(5) over mostly balanced patterns (8.7 us of
-the real 16 us), for which the plan models 20.0 us against
-`localredirect`'s 22.7 and runs at about 27 until the scores turn `auto`
-blind 8 calls later, `localredirect` then.  Under the flip pattern at
+0.997-0.998x `binomial`'s).  With the last rank late at 8 B it is 1.012x
+`localredirect` (0.69x `binomial`): it was 1.23x while the predictor
+took in the communicator's first call, whose stamps (the barrier's exit
+skew: rank 63 18.5 us late) made `auto` try and trust a plan in the
+balanced calls and run it later on a prediction of half the delay (the
+table before counted `localredirect` as predicting and showed that as
+0.834).  Under the flip pattern at
 1 MiB `auto` runs its PAT-blind
 choice, radixk (2.192 ms every call); pipeline's calls alternate between
 2.021 ms (the root late: a chain's root absorbs up to P - 2 hops of
@@ -422,7 +422,7 @@ SMA(5) 1.911).  At 8 B the exchange's interval, 8, sees one phase of a
 flip only.  The means also show where `auto` learns: the first pattern
 of each size (`none`) holds its measuring calls (binomial against the
 model's pick, 3 counted calls each) and its first plan on trial,
-1.14-1.43x the best row's mean.  The measuring counts calm calls
+1.05-1.43x the best row's mean.  The measuring counts calm calls
 (arrivals spread over under a tenth of the time): the warm-up's calls,
 run back to back across the rows, come with the root last; run alone at
 64 KiB, where such a call of radixk (7.6x its time) failed the probe
