@@ -305,7 +305,7 @@
  * messages) is walked with its give-ups (pat_alg_row.absorbs): a rank
  * late by many rounds costs it two rounds after its arrival, so it is
  * weighed among the aware choices (at a tie with clairvoyant's plan it
- * wins: its row comes first among the cheap estimates, and the plan is
+ * wins: least_of weighs it in a pass before the plans', and the plan is
  * then not made).
  *
  * Absorbing rows.  A row that absorbs arrivals without a prediction
@@ -2070,7 +2070,7 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
                              long observed_call, int *switched) {
   pat_reduce_alg run;
   learned *l;
-  int measured = -1, skim, every, automatic, absorbed;
+  int measured = -1, skim, every, automatic, absorbed, ab;
   int realizing = call >= 0 &&
                   pat_config_get()->exchange_interval <= PAT_EXCHANGE_MAX_EVERY;
   s->cur = size_class(p);
@@ -2141,11 +2141,11 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
     run = (pat_reduce_alg)measured;
   else if (run == s->blind)
     run = interim(l, p, props, s->blind);
-  absorbed = l->absorbing && l->phase == PHASE_SETTLED && !back_to_back(l) &&
-             absorber(s->blind) >= 0 &&
-             pat_alg_unmet(pat_alg_table[absorber(s->blind)], props) == 0;
+  ab = absorber(s->blind);
+  absorbed = ab >= 0 && l->absorbing && l->phase == PHASE_SETTLED &&
+             !back_to_back(l) && pat_alg_unmet(pat_alg_table[ab], props) == 0;
   if (run == s->blind && absorbed)
-    run = (pat_reduce_alg)absorber(s->blind);
+    run = (pat_reduce_alg)ab;
   if (call >= 0 && exchanged) { /* kept for scoring once observed */
     pending *w = free_slot(s);
     pat_replay_free(w->replay); /* a decision never scored */
