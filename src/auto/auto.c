@@ -1481,14 +1481,19 @@ static void walled(learned *l, double at, long call) {
   l->seen_at = at;
 }
 
-/* The row that absorbs arrivals in the place of blind choice b: one
- * whose estimate balanced is never below b's but under arrivals walks
- * how it absorbs them (pat_alg_row.absorbs: localredirect for binomial),
- * in PAT_REDUCE_ALGORITHM's list; -1: none. */
+/* The row that absorbs arrivals in the place of blind choice b (any
+ * row that does not plan with arrivals: binomial at small messages,
+ * radixk or butterfly from a few KiB): one whose estimate under arrivals
+ * walks how it absorbs them (pat_alg_row.absorbs: localredirect), other
+ * than b, in PAT_REDUCE_ALGORITHM's list; -1: none.  Where it does not
+ * absorb (localredirect beyond its tree protocol's sizes: binomial's walk
+ * of whole messages) its estimate stays above the blind choice's, and it
+ * gains nothing. */
 static int absorber(pat_reduce_alg b) {
+  if (pat_alg_table[b]->uses_arrivals)
+    return -1;
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
-    if (pat_alg_table[a]->absorbs && pat_alg_table[a]->never_below != NULL &&
-        pat_alg_table[a]->never_below->id == b &&
+    if (pat_alg_table[a]->absorbs && a != (int)b &&
         (pat_config_get()->candidates & (1ull << a)))
       return a;
   return -1;

@@ -217,6 +217,56 @@ static void absorbing_row_takes_the_blind_calls(void **state) {
   }
 }
 
+/* The absorbing row in the place of a blind choice that is not
+ * binomial: at 4 and 16 KiB (P = 16) the model's blind choice is a
+ * bandwidth row (asserted), which pays a leaf's whole delay, six rounds,
+ * on top of its time, where localredirect's tree gives the leaf up and
+ * takes about two rounds after it arrives: with predictions that see
+ * nobody late, once the late leaf is observed (and the rows measured: no
+ * call comes calm, so the first 25 or so measure), localredirect runs
+ * the blind choice's calls; balanced it never does (its estimate is
+ * binomial's, above the blind choice's). */
+static void absorbing_row_takes_bandwidth_rows_calls(void **state) {
+  enum { P = 16, CALLS = 60 };
+  static const int counts[] = {512, 1024};
+  double zeros[P] = {0}, late[P] = {0};
+  pat_call_props props = {.commutative = 1, .contiguous = 1};
+  (void)state;
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+    for (int lateness = 0; lateness < 2; lateness++) {
+      pat_sched_params p = params(P, counts[i], zeros);
+      pat_auto *au = pat_auto_alloc(P);
+      pat_reduce_alg ran[CALLS], blind;
+      const double *truth = lateness ? late : zeros;
+      int sw, absorbed = 0;
+      props.count = counts[i];
+      late[P - 1] = 6 * pat_sched_round_cost(&p);
+      for (int k = 0; k < CALLS; k++) {
+        if (k >= 2) {
+          pat_sched_params q = p;
+          q.arrivals = truth;
+          pat_auto_realized(au, k - 2, pat_alg_table[ran[k - 2]]->estimate(&q),
+                            NULL);
+        }
+        ran[k] = pat_auto_decide(au, &p, &props, k, 1, k > 0 ? truth : NULL,
+                                 k - 1, &sw);
+        absorbed += k >= 30 && ran[k] == PAT_REDUCE_ALG_LOCALREDIRECT;
+      }
+      blind = ran[1];
+      print_message("count %d, %s: blind %s, localredirect ran %d of calls "
+                    "30-%d\n",
+                    counts[i], lateness ? "a leaf late" : "balanced",
+                    pat_alg_table[blind]->name, absorbed, CALLS - 1);
+      assert_int_not_equal(blind, PAT_REDUCE_ALG_BINOMIAL);
+      assert_false(pat_alg_table[blind]->uses_arrivals);
+      if (lateness)
+        assert_int_equal(absorbed, CALLS - 30);
+      else
+        assert_int_equal(absorbed, 0);
+      pat_auto_free(au);
+    }
+}
+
 /* Predictions that name the wrong late rank every call: once the window
  * of scored calls shows it, auto chooses without them; right again, it
  * goes back to them.  Call k's real arrivals arrive at call k + 1. */
@@ -2331,6 +2381,8 @@ int main(void) {
       cmocka_unit_test_teardown(late_leaf_absorbed_by_localredirect,
                                 reset_env),
       cmocka_unit_test_teardown(absorbing_row_takes_the_blind_calls,
+                                reset_env),
+      cmocka_unit_test_teardown(absorbing_row_takes_bandwidth_rows_calls,
                                 reset_env),
       cmocka_unit_test_teardown(wrong_predictions_turned_off_and_back_on,
                                 reset_env),
