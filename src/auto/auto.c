@@ -175,8 +175,15 @@
  * equivalents alone do not make calm calls count: reads_calm), and a row's
  * figures (median, fastest, slowest: the verdict, the drop, interim) read its
  * calm calls if it has one (row_ring); where none came, every call
- * counts, once each row has 2 PAT_AUTO_SAMPLES (a code whose ranks are
- * always apart; a few skewed calls at the start do not decide alone).
+ * counts, PAT_AUTO_SAMPLES a row, each at its balanced equivalent: its
+ * time less what its arrivals added by the model (arrivals_delay: the
+ * wait for the last rank, for the rows that arrivals only delay).  As
+ * they came (and twice as many), the calls weighed each row's wait with
+ * it: SMPI, P = 64, 4 KiB, calls after patbench's barriers, the last rank
+ * 18 us late on each, radixk measured 0.78x binomial's time against the
+ * model's 0.65x, the probe failed, every row was measured, and the first
+ * 16 calls took 1.43x radixk's median (now 1.26x: the probe agrees at
+ * call 13; unit_auto spread_calls_measure_no_row).
  * Settled, the chosen row's
  * ratios are watched: once PAT_AUTO_SAMPLES calm calls in
  * a row are off the median of its first ones by over PAT_AUTO_DRIFT
@@ -647,9 +654,9 @@ static long fresh(const learned *l, int a) {
 }
 
 /* The calls row a still needs measured (calm: calm_seen): PAT_AUTO_SAMPLES
- * calm ones, or where none came twice that of any. */
+ * calm ones, or where none came of any. */
 static long still_needs(const learned *l, int a, int calm) {
-  long n = (calm ? 1 : 2) * PAT_AUTO_SAMPLES - calls_of(l, a, calm);
+  long n = PAT_AUTO_SAMPLES - calls_of(l, a, calm);
   return n > 0 ? n : 0;
 }
 
@@ -1645,6 +1652,34 @@ static void add_equivalent(learned *l, const pending *w, double ratio) {
   }
 }
 
+/* What call w's arrivals added to its row's time (seconds) by the
+ * model, at least 0: its estimate under them (row_estimate: the other
+ * rows' balanced estimate plus their spread, or the model's response
+ * once the probe found it right) less its balanced one; the call less it
+ * is its balanced equivalent, which the measuring takes (add_sample), so
+ * a row that waited for a late rank is measured without the wait, not
+ * with a ratio the wait dilutes (arrivals 1 ms apart, a row 5x its
+ * model's 0.1 ms measures 1.4x it by ratio).
+ * binomial's walk of its tree under the arrivals credits a late root
+ * with receives its children sent before it came, which it does not get
+ * (SMPI, P = 16, 64 KiB, the root 0.5 ms late: 0.681 ms, its balanced
+ * time plus the whole delay; the walk: 0.03 ms less), so its share is
+ * taken by ratio (its time over the walk's, times its balanced estimate,
+ * as add_equivalent): a late root then leaves binomial 5% above its
+ * time, where the difference would leave it 18% above (unit_auto
+ * rare_calm_calls_hold_no_measuring). */
+static double arrivals_delay(const pending *w, double seconds) {
+  pat_sched_params q = w->params;
+  double bal;
+  q.arrivals = NULL;
+  bal = pat_alg_table[w->ran]->estimate(&q);
+  if (!(bal > 0) || !(w->ran_est > bal) || !isfinite(w->ran_est))
+    return 0;
+  if (w->ran == PAT_REDUCE_ALG_BINOMIAL)
+    return seconds * (1 - bal / w->ran_est);
+  return w->ran_est - bal;
+}
+
 /* Measuring while the calls come back to back, a row's samples are its
  * runs' times per call (see "Back to back"): a run is the row's
  * consecutive calls from one that came apart; after its k-th call back
@@ -1787,7 +1822,7 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
       int calm = w->spread < PAT_AUTO_CALM_SPREAD * seconds;
       add_noise(l, log(raw));
       if (kind == 0)
-        add_sample(l, a, seconds, raw, calm);
+        add_sample(l, a, seconds - arrivals_delay(w, seconds), raw, calm);
       if (kind == 0 && !calm && a == PAT_REDUCE_ALG_BINOMIAL)
         add_equivalent(l, w, raw);
       drifted(l, a, raw, calm);
