@@ -316,7 +316,10 @@
  * then not made).
  *
  * Absorbing rows.  A row that absorbs arrivals without a prediction
- * (localredirect, in binomial's place) can beat the blind choice where
+ * (localredirect, in the blind choice's place: binomial's at small
+ * messages, radixk's or butterfly's from a few KiB, where they pay a late
+ * rank's whole delay and its tree gives the rank up; absorber) can beat
+ * the blind choice where
  * the predictions do not see the late ranks in time: at 8 B the stamps
  * are exchanged every 8th call or less often, so a new pattern is seen
  * about 11 calls late (SMPI, P = 64, every odd rank late right after a
@@ -567,6 +570,10 @@ typedef struct learned {
    * blind choice's calls (see "Absorbing rows") */
   double absorb_gain;
   int absorbing;
+  /* the last of those gains, the gains scored, and how many there were
+   * when it last asked the next exchange for the next one (pace) */
+  double absorb_last;
+  long absorb_scored, soon_absorb;
   /* the realized over estimated times of the blind choice and of the
    * absorbing row in its place (running geometric means; 0: none yet):
    * the second over the first weighs the absorbing row's estimate */
@@ -850,6 +857,7 @@ pat_auto *pat_auto_alloc(int nranks) {
       s->cls[k].settled_row = -1;
       s->cls[k].stretch = 1;
       s->cls[k].soon_scored = s->cls[k].soon_apart = -1;
+      s->cls[k].soon_absorb = -1;
       s->cls[k].seen_call = -1;
       s->cls[k].decided_scored = -1;
     }
@@ -1528,6 +1536,8 @@ static void score_absorbing(learned *l, const pending *w,
     return;
   gain = (base - mine) / base;
   l->absorb_gain += PAT_AUTO_ABSORB_WEIGHT * (gain - l->absorb_gain);
+  l->absorb_last = gain;
+  l->absorb_scored++;
   if (!l->absorbing && l->absorb_raw > 0) /* forgotten while it rests, */
     l->absorb_raw = exp((1 - PAT_AUTO_ABSORB_FADE) * log(l->absorb_raw));
   if (l->absorb_gain > PAT_AUTO_ABSORB_ON && l->absorb_gain > l->scatter)
@@ -2074,6 +2084,17 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
   }
   if (l->blind_mode && ahead && l->soon_scored != l->scored) {
     l->soon_scored = l->scored;
+    s->soon = call + 1;
+  }
+  /* and per observed call that showed the absorbing row ahead while it
+   * does not run: the calls that bring its running mean over come a lag
+   * apart, not the stretched pace apart (SMPI, P = 64, 4 KiB, the last
+   * rank late after 44 balanced calls: exchanged every 32nd call, the
+   * mean had not turned after 44 calls; unit_auto
+   * absorbing_row_takes_bandwidth_rows_calls) */
+  if (!l->absorbing && l->absorb_last > PAT_AUTO_ABSORB_ON &&
+      l->soon_absorb != l->absorb_scored) {
+    l->soon_absorb = l->absorb_scored;
     s->soon = call + 1;
   }
 }

@@ -267,6 +267,52 @@ static void absorbing_row_takes_bandwidth_rows_calls(void **state) {
     }
 }
 
+/* An observed call that shows the absorbing row ahead while it does not
+ * run asks the next call to exchange (pat_auto_pace's soon), so the
+ * calls that bring its running mean over come a lag apart, not at the
+ * stretched pace (SMPI, P = 64, 4 KiB: every 32nd call); once it runs,
+ * no more.  P = 16, 4 KiB, settled on balanced calls, then a leaf six
+ * rounds late. */
+static void absorbing_gain_asks_the_next_exchange(void **state) {
+  enum { P = 16, CALLS = 80 };
+  double zeros[P] = {0}, late[P] = {0};
+  pat_sched_params p = params(P, 512, zeros);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 512};
+  pat_auto *au = pat_auto_alloc(P);
+  pat_reduce_alg ran[CALLS];
+  int sw, stretch, asked = 0, absorbed_at = -1;
+  long soon;
+  (void)state;
+  late[P - 1] = 6 * pat_sched_round_cost(&p);
+  for (int k = 0; k < CALLS; k++) {
+    if (k >= 2) {
+      pat_sched_params q = p;
+      q.arrivals = k - 2 < 40 ? zeros : late;
+      pat_auto_realized(au, k - 2, pat_alg_table[ran[k - 2]]->estimate(&q),
+                        NULL);
+    }
+    ran[k] = pat_auto_decide(au, &p, &props, k, 1,
+                             k > 0 ? (k - 1 < 40 ? zeros : late) : NULL, k - 1,
+                             &sw);
+    pat_auto_pace(au, &stretch, &soon);
+    if (ran[k] == PAT_REDUCE_ALG_LOCALREDIRECT && absorbed_at < 0)
+      absorbed_at = k;
+    if (k < 40) /* balanced: never for the absorbing row */
+      assert_int_equal(ran[k] == PAT_REDUCE_ALG_LOCALREDIRECT, 0);
+    if (k > 41 && absorbed_at < 0) { /* the late leaf observed, not taken */
+      assert_int_equal(soon, k + 1);
+      asked++;
+    }
+    if (absorbed_at >= 0 && k > absorbed_at)
+      assert_int_equal(soon, -1);
+  }
+  print_message("localredirect from call %d, %d calls asked the next to "
+                "exchange\n",
+                absorbed_at, asked);
+  assert_true(absorbed_at > 41 && absorbed_at <= 45);
+  pat_auto_free(au);
+}
+
 /* Predictions that name the wrong late rank every call: once the window
  * of scored calls shows it, auto chooses without them; right again, it
  * goes back to them.  Call k's real arrivals arrive at call k + 1. */
@@ -2408,6 +2454,8 @@ int main(void) {
       cmocka_unit_test_teardown(absorbing_row_takes_the_blind_calls,
                                 reset_env),
       cmocka_unit_test_teardown(absorbing_row_takes_bandwidth_rows_calls,
+                                reset_env),
+      cmocka_unit_test_teardown(absorbing_gain_asks_the_next_exchange,
                                 reset_env),
       cmocka_unit_test_teardown(wrong_predictions_turned_off_and_back_on,
                                 reset_env),
