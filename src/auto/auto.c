@@ -182,7 +182,7 @@
  * it: SMPI, P = 64, 4 KiB, calls after patbench's barriers, the last rank
  * 18 us late on each, radixk measured 0.78x binomial's time against the
  * model's 0.65x, the probe failed, every row was measured, and the first
- * 16 calls took 1.43x radixk's median (now 1.26x: the probe agrees at
+ * 16 calls took 1.43x radixk's median (now 1.27x: the probe agrees at
  * call 13; unit_auto spread_calls_measure_no_row).
  * Settled, the chosen row's
  * ratios are watched: once PAT_AUTO_SAMPLES calm calls in
@@ -1644,18 +1644,22 @@ static void add_sample(learned *l, int a, double seconds, double ratio,
     l->csecs[a][l->ncalm[a]++ % PAT_AUTO_SAMPLES] = seconds;
 }
 
+/* The balanced estimate of the row that ran call w (the measuring's
+ * yardstick: add_equivalent, arrivals_delay, run_sample). */
+static double balanced_estimate(const pending *w) {
+  pat_sched_params q = w->params;
+  q.arrivals = NULL;
+  return pat_alg_table[w->ran]->estimate(&q);
+}
+
 /* A binomial call w that came apart goes to the calm calls too, at its
  * balanced equivalent: its ratio (its estimate under the call's arrivals
  * is the model's walk of its tree, row_estimate) times its balanced
  * estimate.  Measured again instead, it cost a call more of the slowest
  * row at large sizes (SMPI, P = 64, 1 MiB, a warm-up call with the root
  * last: binomial 5.1 ms where radixk takes 1.2). */
-static void add_equivalent(learned *l, const pending *w, double ratio) {
+static void add_equivalent(learned *l, double ratio, double bal) {
   const int a = PAT_REDUCE_ALG_BINOMIAL;
-  pat_sched_params q = w->params;
-  double bal;
-  q.arrivals = NULL;
-  bal = pat_alg_table[a]->estimate(&q);
   if (bal > 0 && isfinite(bal) && ratio > 0 && isfinite(ratio)) {
     l->csecs[a][l->ncalm[a]++ % PAT_AUTO_SAMPLES] = ratio * bal;
     l->nequiv[a]++;
@@ -1678,11 +1682,7 @@ static void add_equivalent(learned *l, const pending *w, double ratio) {
  * as add_equivalent): a late root then leaves binomial 5% above its
  * time, where the difference would leave it 18% above (unit_auto
  * rare_calm_calls_hold_no_measuring). */
-static double arrivals_delay(const pending *w, double seconds) {
-  pat_sched_params q = w->params;
-  double bal;
-  q.arrivals = NULL;
-  bal = pat_alg_table[w->ran]->estimate(&q);
+static double arrivals_delay(const pending *w, double seconds, double bal) {
   if (!(bal > 0) || !(w->ran_est > bal) || !isfinite(w->ran_est))
     return 0;
   if (w->ran == PAT_REDUCE_ALG_BINOMIAL)
@@ -1703,10 +1703,7 @@ static void run_sample(learned *l, const pending *w, long call, double seconds,
                        const double *intervals) {
   int a = (int)w->ran;
   double iv = intervals != NULL ? intervals[w->params.root] : NAN;
-  pat_sched_params q = w->params;
-  double est;
-  q.arrivals = NULL;
-  est = pat_alg_table[a]->estimate(&q);
+  double est = balanced_estimate(w);
   if (!w->b2b) { /* a run starts (not on the row's first use: set-up) */
     l->run_n = (l->warm & (1ull << a)) && est > 0 && isfinite(est) ? 1 : 0;
     l->run_row = a;
@@ -1831,10 +1828,11 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
     if (l->warm & (1ull << a)) {
       int calm = w->spread < PAT_AUTO_CALM_SPREAD * seconds;
       add_noise(l, log(raw));
+      double bal = kind == 0 ? balanced_estimate(w) : 0;
       if (kind == 0)
-        add_sample(l, a, seconds - arrivals_delay(w, seconds), raw, calm);
+        add_sample(l, a, seconds - arrivals_delay(w, seconds, bal), raw, calm);
       if (kind == 0 && !calm && a == PAT_REDUCE_ALG_BINOMIAL)
-        add_equivalent(l, w, raw);
+        add_equivalent(l, raw, bal);
       drifted(l, a, raw, calm);
     }
     l->warm |= 1ull << a;
@@ -2091,7 +2089,7 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
    * apart, not the stretched pace apart (SMPI, P = 64, 4 KiB, the last
    * rank late after 44 balanced calls: exchanged every 32nd call, the
    * mean had not turned after 44 calls; unit_auto
-   * absorbing_row_takes_bandwidth_rows_calls) */
+   * absorbing_gain_asks_the_next_exchange) */
   if (!l->absorbing && l->absorb_last > PAT_AUTO_ABSORB_ON &&
       l->soon_absorb != l->absorb_scored) {
     l->soon_absorb = l->absorb_scored;
