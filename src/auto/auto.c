@@ -96,6 +96,29 @@
  * is a candidate.  Only rows that serve the call are weighed
  * (pat_alg_unmet), so a non-commutative op gets an order-preserving row.
  *
+ * Shared cores.  auto needs ranks with cores of their own
+ * (PAT_NEEDS_OWN_CORES): where more of a communicator's ranks sit on a
+ * node than CPUs they may run on (src/core/cores.c; PAT_REDUCE_CORES),
+ * binomial serves its calls and no PAT layer starts (dispatch.c).  There
+ * the byte model misranks the rows (a step in which every rank works costs
+ * as many steps as ranks share a core, and each message waits for its
+ * receiver to be scheduled), and what every rank does per call (stamps,
+ * their exchange, a decision, a plan) costs them all at once.  Measured on
+ * this project's 2-core node, 8 ranks, 40 calls per size after 5 (patbench
+ * --sizes 8,4K,64K,512K --pattern single --imbalance 0,1ms), auto over
+ * binomial by the median, balanced:
+ *   - every row weighed: 1.4-2x at 512 KiB (its first 21 calls measured
+ *     pipeline, ring, butterfly and radix-k, which ran 1.5-3x binomial's
+ *     time where the model put them at 0.6-0.8x);
+ *   - binomial, localredirect and clairvoyant only: 1.05-1.55x (a plan on
+ *     every fourth call cost 55 us on each rank, four ranks to a core);
+ *   - binomial serving, the PAT layer on: 1.02-1.5x at 8 B and 4 KiB (the
+ *     exchange at its automatic pace);
+ *   - binomial serving, no PAT layer (this): 0.96-1.05x.
+ * With the last rank 1 ms late every variant ran binomial's time (the plan,
+ * 1.12-1.18x faster there at 512 KiB, never won its scores against the
+ * machine's scatter), so no gain is given up here.
+ *
  * Realized times.  The PAT layer also exchanges how long every rank
  * took in the previous exchanged call (its exit less its stamp), so each
  * such call's realized time (latest exit less earliest arrival) is known
@@ -2577,7 +2600,11 @@ const pat_alg_row pat_alg_auto = {
     .choose = auto_choose,
     .standing = auto_standing,
     .observed = auto_observed,
-    .fallback = PAT_REDUCE_ALG_AUTO,
+    /* where ranks share cores its rows time-share them and every rank's
+     * per-call work (stamps, decisions, plans) costs them all at once:
+     * binomial serves (see "Shared cores") */
+    .needs = PAT_NEEDS_OWN_CORES,
+    .fallback = PAT_REDUCE_ALG_BINOMIAL,
     .uses_arrivals = 1,
     /* what its candidates' estimates and schedules read */
     .uses =

@@ -81,6 +81,8 @@ unsigned pat_alg_unmet(const pat_alg_row *row, const pat_call_props *props) {
     unmet |= PAT_NEEDS_COMMUTATIVE;
   if ((row->needs & PAT_NEEDS_CONTIGUOUS) && !props->contiguous)
     unmet |= PAT_NEEDS_CONTIGUOUS;
+  if ((row->needs & PAT_NEEDS_OWN_CORES) && props->shared_cores)
+    unmet |= PAT_NEEDS_OWN_CORES;
   if (props->count < row->min_count)
     unmet |= PAT_WHY_COUNT;
   return unmet;

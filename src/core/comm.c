@@ -34,6 +34,7 @@
  * share threads.
  */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,9 @@ struct pat_comm_state {
     int lent;
   } scratch[PAT_SCRATCH_KINDS];
   pat_standing standing; /* a picking row's standing pick (dispatch.c) */
+  /* whether the ranks share cores, found once (pat_comm_state_shares_cores) */
+  int cores_found;
+  pat_cores cores;
   /* tracing (pat_trace_start): the caller's buffer, NULL when off */
   int trace_on;
   pat_trace_event *trace;
@@ -480,6 +484,28 @@ int pat_reduce_last_schedule(MPI_Comm comm, const pat_schedule **sched) {
 
 unsigned long pat_comm_state_builds(const pat_comm_state *st) {
   return st->builds;
+}
+
+int pat_comm_state_shares_cores(pat_comm_state *st, const pat_config *cfg,
+                                int *shared) {
+  if (cfg->cores != PAT_CORES_DETECT) {
+    *shared = cfg->cores == PAT_CORES_SHARED;
+    return MPI_SUCCESS;
+  }
+  if (!st->cores_found) {
+    int rc = pat_cores_shared(st->priv, &st->cores);
+    if (rc != MPI_SUCCESS)
+      return rc;
+    st->cores_found = 1;
+    if (st->cores.shared && st->rank == 0 && cfg->verbose >= 1)
+      fprintf(stderr,
+              "patreduce: a communicator of %d ranks shares cores (%d of its "
+              "ranks on %d CPUs on rank 0's node): binomial serves auto's "
+              "calls there (PAT_REDUCE_CORES=own: not)\n",
+              st->size, st->cores.ranks, st->cores.cpus);
+  }
+  *shared = st->cores.shared;
+  return MPI_SUCCESS;
 }
 
 unsigned long pat_comm_state_calls(const pat_comm_state *st) {

@@ -134,6 +134,13 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
                           "most 1024); 0 = automatic, each algorithm's "
                           "choice under the cost model",
                           0, PAT_SCOPE_SEGMENTS},
+    [PAT_ENV_CORES] = {"PAT_REDUCE_CORES", "auto",
+                       "whether the ranks share cores (more of a "
+                       "communicator's ranks on a node than CPUs they may "
+                       "run on), where binomial then serves auto's calls: "
+                       "auto (found at auto's first call on a "
+                       "communicator), own (never), shared (always)",
+                       0, PAT_SCOPE_ALL},
 };
 
 const pat_model pat_model_curie = {
@@ -285,6 +292,26 @@ static void parse_algorithm(pat_config *cfg, const char *v) {
   cfg->candidates = except ? ~listed : listed;
 }
 
+/* PAT_REDUCE_CORES: auto, own or shared (any case). */
+static void parse_cores(pat_config *cfg, const char *(*get)(const char *)) {
+  static const char *const modes[] = {[PAT_CORES_DETECT] = "auto",
+                                      [PAT_CORES_OWN] = "own",
+                                      [PAT_CORES_SHARED] = "shared"};
+  _Static_assert(sizeof modes / sizeof modes[0] == PAT_CORES_SHARED + 1,
+                 "a name per PAT_REDUCE_CORES mode");
+  const char *v = env_value(get, PAT_ENV_CORES);
+  for (int m = 0; m < (int)(sizeof modes / sizeof modes[0]); m++)
+    if (strcasecmp(v, modes[m]) == 0) {
+      cfg->cores = (pat_cores_mode)m;
+      return;
+    }
+  cfg->cores = PAT_CORES_DETECT;
+  bad(cfg, pat_env_table[PAT_ENV_CORES].scope,
+      "%s=%s is not a mode; valid: auto (found at auto's first call on a "
+      "communicator), own (ranks never share cores), shared (always)",
+      pat_env_table[PAT_ENV_CORES].name, v);
+}
+
 void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
   const char *alg, *rules, *predictor, *model, *cost;
   char msg[sizeof cfg->why], valid[96];
@@ -353,6 +380,7 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
            "a segment count; valid: 0 (automatic) or 1..%d", PAT_MAX_SEGMENTS);
   parse_int(cfg, get, PAT_ENV_SEGMENTS, 0, PAT_MAX_SEGMENTS, valid,
             &cfg->segments);
+  parse_cores(cfg, get);
   /* each algorithm parses its own tunables into its block */
   for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++) {
     const pat_alg_row *row = pat_alg_table[i];

@@ -669,8 +669,12 @@ static int serve(pat_call *c, const pat_call_props *props, pat_reduce_alg alg,
   /* Once an algorithm has used arrival times on this communicator, every
    * call stamps and exchanges (every rank takes the same path); a call
    * told enough starts no PAT layer (at P = 16384 its state and exchange
-   * would be 2.5 MB per rank). */
-  if ((pat_alg_table[alg]->uses_arrivals && !told_enough(orc)) ||
+   * would be 2.5 MB per rank), nor one whose row is left out because the
+   * ranks share cores (the same on every rank, where a datatype's layout
+   * need not be): binomial serves it, and an exchange no row paces cost
+   * 1.1-1.5x binomial's time per call (8 ranks on 2 cores, 8 B-4 KiB). */
+  if ((pat_alg_table[alg]->uses_arrivals && !told_enough(orc) &&
+       !(pat_alg_unmet(pat_alg_table[alg], props) & PAT_NEEDS_OWN_CORES)) ||
       pat_comm_state_has_pat(c->state)) {
     rc = pat_arrive(c);
     if (rc != MPI_SUCCESS)
@@ -712,11 +716,13 @@ static int serve(pat_call *c, const pat_call_props *props, pat_reduce_alg alg,
   }
   if (chosen != alg && picker != alg && cfg->verbose >= 1) {
     unsigned unmet = pat_alg_unmet(pat_alg_table[alg], props);
-    pat_warn_once("%s cannot serve this call (needs%s%s%s); using %s",
+    pat_warn_once("%s cannot serve this call (needs%s%s%s%s); using %s",
                   pat_alg_table[alg]->name,
                   unmet & PAT_NEEDS_COMMUTATIVE ? " a commutative op" : "",
                   unmet & PAT_NEEDS_CONTIGUOUS ? " a contiguous datatype" : "",
                   unmet & PAT_WHY_COUNT ? " a larger count" : "",
+                  unmet & PAT_NEEDS_OWN_CORES ? " ranks with cores of their own"
+                                              : "",
                   pat_alg_table[chosen]->name);
   }
   if (cfg->verbose >= 1)
@@ -806,6 +812,12 @@ static int dispatch(pat_reduce_alg alg, const void *sendbuf, void *recvbuf,
   props = (pat_call_props){.commutative = c.commutative,
                            .contiguous = c.type.contiguous,
                            .count = count};
+  /* asked only for a row that needs it (collective once: comm.c) */
+  if (pat_alg_table[alg]->needs & PAT_NEEDS_OWN_CORES) {
+    rc = pat_comm_state_shares_cores(c.state, cfg, &props.shared_cores);
+    if (rc != MPI_SUCCESS)
+      goto raise;
+  }
   if (pat_alg_select(pat_alg_table, PAT_REDUCE_ALG_COUNT, alg, &props,
                      &chosen) != PAT_SUCCESS) {
     rc = MPI_ERR_INTERN;

@@ -69,14 +69,18 @@ typedef struct pat_call {
 /* What an algorithm needs from a call; a call that lacks one falls back. */
 enum {
   PAT_NEEDS_COMMUTATIVE = 1u << 0, /* the op must be commutative */
-  PAT_NEEDS_CONTIGUOUS = 1u << 1   /* the datatype must have no gaps */
+  PAT_NEEDS_CONTIGUOUS = 1u << 1,  /* the datatype must have no gaps */
+  PAT_NEEDS_OWN_CORES = 1u << 2    /* ranks that do not share cores */
 };
 
-/* The properties of a call that restrictions are checked against. */
+/* The properties of a call that restrictions are checked against;
+ * shared_cores: the communicator's ranks share cores (pat_cores_shared,
+ * asked only where the row wanted needs cores of their own; 0 otherwise). */
 typedef struct pat_call_props {
   int commutative;
   int contiguous;
   int count;
+  int shared_cores;
 } pat_call_props;
 
 typedef int (*pat_run_fn)(const pat_call *call);
@@ -404,8 +408,16 @@ enum {
   PAT_ENV_SCHEDULE_CACHE,
   PAT_ENV_PLAN_MEMO,
   PAT_ENV_SEGMENTS,
+  PAT_ENV_CORES,
   PAT_ENV_COUNT
 };
+
+/* PAT_REDUCE_CORES: whether ranks share cores (PAT_NEEDS_OWN_CORES). */
+typedef enum {
+  PAT_CORES_DETECT = 0, /* auto: as pat_cores_shared finds */
+  PAT_CORES_OWN,        /* never */
+  PAT_CORES_SHARED      /* always */
+} pat_cores_mode;
 
 extern const pat_env_var pat_env_table[PAT_ENV_COUNT];
 
@@ -465,6 +477,7 @@ typedef struct pat_config {
   int schedule_cache;     /* schedules a communicator keeps, >= 1 */
   long plan_memo;         /* bytes of plans the process keeps (memo.c) */
   int segments; /* PAT_REDUCE_SEGMENTS: 1..PAT_MAX_SEGMENTS, 0 automatic */
+  pat_cores_mode cores; /* PAT_REDUCE_CORES */
   /* each algorithm's parsed tunables (pat_config_alg) */
   _Alignas(max_align_t) unsigned char alg[PAT_REDUCE_ALG_COUNT]
                                          [PAT_ALG_CONFIG_BYTES];
@@ -586,6 +599,22 @@ int pat_comm_state_get(MPI_Comm comm, pat_comm_state **out);
 pat_comm_state *pat_comm_state_find(MPI_Comm comm);
 
 MPI_Comm pat_comm_state_priv(const pat_comm_state *st);
+
+/* Whether a communicator's ranks share cores (src/core/cores.c): shared,
+ * the same on every rank; ranks and cpus, the caller's node's (its ranks
+ * of comm, the CPUs they may run on).  Collective over comm.  MPI error
+ * code. */
+typedef struct pat_cores {
+  int shared, ranks, cpus;
+} pat_cores;
+int pat_cores_shared(MPI_Comm comm, pat_cores *out);
+
+/* Whether st's ranks share cores as cfg's PAT_REDUCE_CORES says: own 0,
+ * shared 1, auto what pat_cores_shared found (asked at the first such
+ * call, collective: every rank asks at the same call, and kept).  MPI
+ * error code. */
+int pat_comm_state_shares_cores(pat_comm_state *st, const pat_config *cfg,
+                                int *shared);
 
 /* Is comm the intracommunicator this thread looked up last, with its state
  * alive?  Then writes its rank and size, with no MPI call (the checks of

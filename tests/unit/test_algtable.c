@@ -53,7 +53,8 @@ static void env_names_are_unique(void **state) {
 }
 
 static void every_row_reaches_a_row_that_serves_anything(void **state) {
-  pat_call_props worst = {.commutative = 0, .contiguous = 0, .count = 0};
+  pat_call_props worst = {
+      .commutative = 0, .contiguous = 0, .count = 0, .shared_cores = 1};
   (void)state;
   for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++) {
     pat_reduce_alg chosen = PAT_REDUCE_ALG_COUNT;
@@ -149,8 +150,31 @@ static void select_follows_fallbacks(void **state) {
   assert_int_equal(err, PAT_ERR_INVALID_ARG);
   pick(NFAKE, 1, 1, 4, &err); /* outside the table */
   assert_int_equal(err, PAT_ERR_INVALID_ARG);
-  assert_int_equal(pat_alg_unmet(fake[1], &(pat_call_props){0, 0, 1}),
+  assert_int_equal(pat_alg_unmet(fake[1], &(pat_call_props){0, 0, 1, 0}),
                    PAT_NEEDS_CONTIGUOUS | PAT_WHY_COUNT);
+}
+
+/* auto needs ranks with cores of their own: where they share cores,
+ * binomial serves its calls; nothing else changes for any row. */
+static void shared_cores_send_auto_to_binomial(void **state) {
+  pat_call_props own = {.commutative = 1, .contiguous = 1, .count = 8},
+                 shared = own;
+  (void)state;
+  shared.shared_cores = 1;
+  for (int i = 0; i < PAT_REDUCE_ALG_COUNT; i++) {
+    pat_reduce_alg a = PAT_REDUCE_ALG_COUNT, b = PAT_REDUCE_ALG_COUNT;
+    assert_int_equal(pat_alg_select(pat_alg_table, PAT_REDUCE_ALG_COUNT,
+                                    (pat_reduce_alg)i, &own, &a),
+                     PAT_SUCCESS);
+    assert_int_equal(pat_alg_select(pat_alg_table, PAT_REDUCE_ALG_COUNT,
+                                    (pat_reduce_alg)i, &shared, &b),
+                     PAT_SUCCESS);
+    assert_int_equal(a, i);
+    assert_int_equal(b, i == PAT_REDUCE_ALG_AUTO ? PAT_REDUCE_ALG_BINOMIAL
+                                                 : (pat_reduce_alg)i);
+  }
+  assert_int_equal(pat_alg_unmet(pat_alg_table[PAT_REDUCE_ALG_AUTO], &shared),
+                   PAT_NEEDS_OWN_CORES);
 }
 
 static void strerror_describes_every_code(void **state) {
@@ -173,6 +197,7 @@ int main(void) {
       cmocka_unit_test(lookup_is_case_insensitive),
       cmocka_unit_test(names_list_every_row),
       cmocka_unit_test(select_follows_fallbacks),
+      cmocka_unit_test(shared_cores_send_auto_to_binomial),
       cmocka_unit_test(strerror_describes_every_code),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -524,6 +524,36 @@ static void plan_memo_size_or_error(void **state) {
   clear_var();
 }
 
+/* PAT_REDUCE_CORES: auto (detect) by default, own or shared in any case;
+ * anything else names the valid modes and keeps detecting. */
+static void cores_mode_or_error(void **state) {
+  pat_config cfg;
+  (void)state;
+  only_var("PAT_REDUCE_CORES");
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_SUCCESS);
+  assert_int_equal(cfg.cores, PAT_CORES_DETECT);
+  fake_env[2][1] = "OWN";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_SUCCESS);
+  assert_int_equal(cfg.cores, PAT_CORES_OWN);
+  fake_env[2][1] = "shared";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.cores, PAT_CORES_SHARED);
+  fake_env[2][1] = "auto";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.cores, PAT_CORES_DETECT);
+  fake_env[2][1] = "4";
+  pat_config_parse(&cfg, fake_getenv);
+  assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
+  assert_int_equal(cfg.cores, PAT_CORES_DETECT);
+  assert_non_null(strstr(cfg.why, "PAT_REDUCE_CORES=4 is not a mode; valid: "
+                                  "auto"));
+  assert_non_null(strstr(cfg.why, "own"));
+  assert_non_null(strstr(cfg.why, "shared"));
+  clear_var();
+}
+
 /* A bad value fails the calls of the algorithms that read it only; the
  * parse goes on past it (every bad value known, each scope's message its
  * first) and the variable keeps its default. */
@@ -641,6 +671,7 @@ int main(void) {
       cmocka_unit_test(fingerprints_cover_what_shapes_communication),
       cmocka_unit_test(every_variable_has_its_scope),
       cmocka_unit_test(plan_memo_size_or_error),
+      cmocka_unit_test(cores_mode_or_error),
       cmocka_unit_test(bad_values_fail_only_their_readers),
       cmocka_unit_test(readme_lists_every_algorithm),
       cmocka_unit_test(readme_lists_every_env_var),
