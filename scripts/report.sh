@@ -421,8 +421,11 @@ rank: 1.765 ms, 0.87x pipeline's median and 0.85x radixk's mean (with
 SMA(5) 1.911).  At 8 B the exchange's interval, 8, sees one phase of a
 flip only.  The means also show where `auto` learns: the first pattern
 of each size (`none`) holds its measuring calls (binomial against the
-model's pick, 3 counted calls each) and its first plan on trial,
-1.05-1.43x the best row's mean.  The measuring counts calm calls
+model's pick, 3 counted calls each), 1.05-1.21x the best row's mean
+(1.05-1.43x before a plan not yet trusted had to risk less than it
+stands to gain: one made for the warm-up's staircase of arrivals, a
+chain, ran on trial where the calls then came balanced, by the means
+about 3x radixk's time at 64 KiB and at 1 MiB).  The measuring counts calm calls
 (arrivals spread over under a tenth of the time): the warm-up's calls,
 run back to back across the rows, come with the root last; run alone at
 64 KiB, where such a call of radixk (7.6x its time) failed the probe

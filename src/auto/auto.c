@@ -47,7 +47,16 @@
  * measured); one whose realized time does not come (its call was not
  * scored, or the pending ring moved on) is repeated.  With an exchange
  * interval longer than the ring holds, no realized time comes back and
- * there is no trial.
+ * there is no trial.  Nor is there one for a plan that risks more than it
+ * stands to gain (risky): one that would lose more on the blind choice,
+ * were the arrivals to come balanced, than it gains under the prediction,
+ * until the observed calls show the predictions right (PAT_AUTO_EVIDENCE
+ * scores ahead): a prediction read off calls that came apart for a reason
+ * that then went away (SMPI, P = 64, 4 KiB: patbench's warm-up calls
+ * after pipeline's came as a staircase, 3.7 us a rank) planned a chain
+ * that took 0.23 ms on the first balanced call, radixk 0.021; the first
+ * 16 calls' median 1.24x radixk's, now 1.05x (16 KiB: 1.14x, now
+ * 1.03x; unit_auto risky_plan_waits_for_evidence).
  *
  * Cost per call.  The estimates: O(P) each for the bandwidth rows and
  * binomial (native and localredirect are not weighed while binomial is,
@@ -848,6 +857,8 @@ struct pat_auto {
   quiet_record quiet[PAT_AUTO_CLASSES];
   int quiet_off;
   unsigned long heard, quiet_calls;
+  /* nranks zeros: balanced arrivals, for a plan's replay (risky) */
+  double *balanced;
 };
 
 /* The default planner: the schedule built for rank 0 alone, and freed. */
@@ -866,6 +877,11 @@ static double built_plan(void *ctx, pat_reduce_alg alg,
 
 pat_auto *pat_auto_alloc(int nranks) {
   pat_auto *s = calloc(1, sizeof *s);
+  if (s != NULL && (s->balanced = calloc(nranks > 0 ? (size_t)nranks : 1,
+                                         sizeof *s->balanced)) == NULL) {
+    free(s);
+    s = NULL;
+  }
   if (s != NULL) {
     s->nranks = nranks;
     s->cycle = 1;
@@ -905,6 +921,7 @@ void pat_auto_free(pat_auto *s) {
     free((void *)s->wait[i].params.arrivals);
     pat_replay_free(s->wait[i].replay);
   }
+  free(s->balanced);
   free(s);
 }
 
@@ -2145,6 +2162,38 @@ static int skimmed(const pat_auto *s, learned *l, const pat_sched_params *p,
   return skim || (call >= 0 && l->blind_mode && back_to_back(l));
 }
 
+/* Whether a trial of the aware choice, a plan not trusted yet in class l,
+ * risks more than it stands to gain: under balanced arrivals its plan
+ * (replayed) would lose more on the blind choice than it gains on it under
+ * the prediction, both weighed by their corrections, and the last
+ * PAT_AUTO_EVIDENCE scores do not all show the aware choices ahead (they
+ * would: predictions that came true).  A prediction read off calls whose
+ * ranks came apart for a reason that then went away plans for arrivals
+ * that do not come: SMPI, P = 64, 4 KiB, patbench's warm-up calls back to
+ * back after pipeline's, whose chain let the ranks out one by one, 3.7 us
+ * apart: the plan for that staircase was a chain of 63 rounds, 0.23 ms
+ * when the timed calls came balanced, where radixk took 0.021 (and under
+ * the staircase it gained 0.02 ms on it). */
+static int risky(const pat_auto *s, const learned *l,
+                 const pat_sched_params *p) {
+  pat_sched_params bal = *p;
+  double regret, gain;
+  int shown = l->scored >= PAT_AUTO_EVIDENCE;
+  if (s->aware_replay == NULL || p->arrivals == NULL)
+    return 0;
+  for (int j = 0; shown && j < PAT_AUTO_EVIDENCE; j++)
+    shown = l->diff[(l->scored - 1 - j) % PAT_AUTO_WINDOW] < 0;
+  if (shown)
+    return 0;
+  bal.arrivals = NULL;
+  regret =
+      weigh(l, s->aware, &bal, pat_replay_time(s->aware_replay, s->balanced)) -
+      weigh(l, s->blind, &bal, row_estimate(l, s->blind, &bal));
+  gain = weigh(l, s->blind, p, row_estimate(l, s->blind, p)) -
+         weigh(l, s->aware, p, pat_replay_time(s->aware_replay, p->arrivals));
+  return regret > gain;
+}
+
 /* One call's choice, decided in full (pat_auto_decide). */
 static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
                              const pat_call_props *props, long call,
@@ -2210,8 +2259,9 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
     if (s->trial_call >= 0 && (waiting(s, s->trial_call, 0) == NULL &&
                                waiting(s, s->trial_call, 1) == NULL))
       s->trial_call = -1; /* its realized time will not come: try again */
-    /* back to back a trial's realized time would not count: none */
-    if (s->trial_call < 0 && exchanged && !back_to_back(l))
+    /* back to back a trial's realized time would not count: none; nor
+     * one that risks more than it gains */
+    if (s->trial_call < 0 && exchanged && !back_to_back(l) && !risky(s, l, p))
       s->trial_call = call; /* one call on trial */
     else
       run = s->blind; /* until a trial's realized time comes */
