@@ -857,8 +857,6 @@ struct pat_auto {
   quiet_record quiet[PAT_AUTO_CLASSES];
   int quiet_off;
   unsigned long heard, quiet_calls;
-  /* nranks zeros: balanced arrivals, for a plan's replay (risky) */
-  double *balanced;
 };
 
 /* The default planner: the schedule built for rank 0 alone, and freed. */
@@ -877,11 +875,6 @@ static double built_plan(void *ctx, pat_reduce_alg alg,
 
 pat_auto *pat_auto_alloc(int nranks) {
   pat_auto *s = calloc(1, sizeof *s);
-  if (s != NULL && (s->balanced = calloc(nranks > 0 ? (size_t)nranks : 1,
-                                         sizeof *s->balanced)) == NULL) {
-    free(s);
-    s = NULL;
-  }
   if (s != NULL) {
     s->nranks = nranks;
     s->cycle = 1;
@@ -921,7 +914,6 @@ void pat_auto_free(pat_auto *s) {
     free((void *)s->wait[i].params.arrivals);
     pat_replay_free(s->wait[i].replay);
   }
-  free(s->balanced);
   free(s);
 }
 
@@ -2186,9 +2178,8 @@ static int risky(const pat_auto *s, const learned *l,
   if (shown)
     return 0;
   bal.arrivals = NULL;
-  regret =
-      weigh(l, s->aware, &bal, pat_replay_time(s->aware_replay, s->balanced)) -
-      weigh(l, s->blind, &bal, row_estimate(l, s->blind, &bal));
+  regret = weigh(l, s->aware, &bal, pat_replay_time(s->aware_replay, NULL)) -
+           weigh(l, s->blind, &bal, row_estimate(l, s->blind, &bal));
   gain = weigh(l, s->blind, p, row_estimate(l, s->blind, p)) -
          weigh(l, s->aware, p, pat_replay_time(s->aware_replay, p->arrivals));
   return regret > gain;

@@ -271,7 +271,8 @@ void pat_schedule_set_prediction(pat_schedule *sched, double completion,
  * each (NULL on bad arguments or no memory); pat_replay_set: transfer i
  * (PAT_ERR_INVALID_ARG naming nothing: a bad rank, segment or index);
  * pat_replay_time: the plan's completion after the earliest of actual's
- * arrivals (INFINITY if r is NULL or an arrival is not finite); references:
+ * arrivals (NULL: balanced; INFINITY if r is NULL or an arrival is not
+ * finite); references:
  * _ref adds one, _free drops one (NULL ok). */
 typedef struct pat_replay pat_replay;
 pat_replay *pat_replay_alloc(int nranks, int root, int nseg, double d, int n);

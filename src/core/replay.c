@@ -76,7 +76,7 @@ void pat_replay_free(pat_replay *r) {
 double pat_replay_time(const pat_replay *r, const double *actual) {
   int P, S;
   double *ready, *port, done = -INFINITY, first = INFINITY;
-  if (r == NULL || actual == NULL)
+  if (r == NULL)
     return INFINITY;
   P = r->nranks;
   S = r->nseg;
@@ -87,14 +87,15 @@ double pat_replay_time(const pat_replay *r, const double *actual) {
     goto out;
   }
   for (int k = 0; k < P; k++) {
-    if (!isfinite(actual[k])) {
+    double a = actual != NULL ? actual[k] : 0; /* NULL: balanced */
+    if (!isfinite(a)) {
       done = INFINITY; /* no time for a plan under an unknown arrival */
       goto out;
     }
-    first = actual[k] < first ? actual[k] : first;
-    port[2 * k] = port[2 * k + 1] = actual[k];
+    first = a < first ? a : first;
+    port[2 * k] = port[2 * k + 1] = a;
     for (int s = 0; s < S; s++)
-      ready[(size_t)k * S + s] = actual[k];
+      ready[(size_t)k * S + s] = a;
   }
   for (int i = 0; i < r->n; i++) {
     const transfer *x = &r->t[i];

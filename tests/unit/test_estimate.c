@@ -402,6 +402,8 @@ static void replay_by_hand(void **state) {
   assert_int_equal(pat_replay_set(r, 0, 2, 0, 0), PAT_SUCCESS);
   assert_int_equal(pat_replay_set(r, 1, 1, 0, 0), PAT_SUCCESS);
   assert_true(pat_replay_time(r, arr) == 6.0);
+  /* NULL: balanced, both transfers from 0 on one port: 1 + 1 */
+  assert_true(pat_replay_time(r, NULL) == 2.0);
   /* 0 late: both transfers wait for it, one port: 7 + 1 + 1 */
   arr[0] = 7;
   assert_true(pat_replay_time(r, arr) == 9.0 - 1.0);
