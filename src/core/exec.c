@@ -60,8 +60,8 @@
  * caller's pat_call, which the executor points to, not copies).  Measured,
  * one rank, 8 bytes, binomial: 0.22-0.27 us per call before, 0.12-0.17
  * after (Open MPI's binomial: 0.02, a copy).  A blocking run of a tree
- * node's program runs op by op with blocking transfers and no executor at
- * all (run_in_order); other blocking runs make a lone transfer one
+ * node's program up to 4 KiB runs op by op with blocking transfers and no
+ * executor at all (run_in_order); other blocking runs make a lone transfer one
  * blocking call.  Measured with callgrind, P = 2, 8 B: the leaf's executor
  * took 2080 instructions per call, 1125 with blocking transfers, 843 in
  * order (Open MPI's whole reduce at the leaf: 745-1525, its polling
@@ -600,7 +600,10 @@ int pat_exec_wait(pat_exec *x) {
 /* The program op by op in its order, each transfer a blocking call, with
  * no executor state: for a tree node's program (deps->in_order: receives,
  * then at most one send, no round with two transfers) and one receive in
- * flight at a time, that is what the dataflow does too (a program whose
+ * flight at a time, that is what the dataflow does too, but that the
+ * dataflow posts a receive before the ready combine ahead of it, which
+ * lets the transfer flow during the combine: it matters for large
+ * messages only (PAT_IN_ORDER_MAX_BYTES below; a program whose
  * receives and sends alternate, a pipeline's, is not: there the dataflow
  * posts the next receive while a send is in flight, and running it in
  * order made pipeline 1.8-2.1x slower at 4 KiB, 8 ranks, back to back).
@@ -644,9 +647,23 @@ static int run_in_order(const pat_schedule *sched, const pat_call *call,
  * run takes the scratch again and runs prepared only if it gets the same
  * block (else the ordinary run, which the caller then prepares again).
  * Measured: see dispatch.c, "repeats". */
+/* Largest message a tree node's program runs in order.  Above it the
+ * dataflow runs it, which posts a receive before the ready combine ahead
+ * of it, so the transfer flows while the combine runs where their buffers
+ * differ (the model's overlap): SMPI, P = 64, 1 MiB, root 1 ms late,
+ * clairvoyant 1.764 -> 1.596 ms, the oracle 1.723 -> 1.559, binomial
+ * 5.095 -> 4.920 (its programs alternate two buffers, so only every other
+ * receive overlaps); balanced binomial the same, the oracle 1.144 ->
+ * 1.111.  On this 2-core node, binomial balanced, 8 ranks, by the median
+ * of 8 alternated pairs: 1 MiB 0.79x, 64 KiB 0.88x; 2 ranks (one receive,
+ * nothing to overlap) 1.0x.  Below it the in-order run's lower cost per
+ * call matters more (see "Per-call cost"). */
+#define PAT_IN_ORDER_MAX_BYTES 4096.0
+
 static int in_order_run(const pat_schedule *sched, const pat_call *call,
                         const pat_deps *deps) {
   return deps != NULL && deps->in_order &&
+         call->bytes <= PAT_IN_ORDER_MAX_BYTES &&
          deps->nops == pat_schedule_nops(sched, call->rank) &&
          pat_config_get()->max_outstanding <= 1;
 }
