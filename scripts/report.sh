@@ -408,18 +408,22 @@ table before counted `localredirect` as predicting and showed that as
 0.834).  Under the flip pattern at
 1 MiB `auto` runs its PAT-blind
 choice, radixk (2.192 ms every call); pipeline's calls alternate between
-2.021 ms (the root late: a chain's root absorbs up to P - 2 hops of
-delay) and 2.539 (the last rank, the chain's leaf, late), and 6 of the
+1.853 ms (the root late: a chain's root absorbs up to P - 2 hops of
+delay) and 2.380 (the last rank, the chain's leaf, late), and 6 of the
 11 samples are of the first kind, so its median is the low mode; by the
-mean pipeline takes 2.257 ms, radixk 2.197, auto 2.197 (1.000).  The
-predictor finds the flip only in the pattern's last 3 calls here (its
+mean pipeline takes 2.093 ms, radixk 2.197, auto 2.197 (1.050).  Since
+tree programs above 4 KiB run on the dataflow, the chain's root receives
+a segment while it combines the one before (2.021 and 2.539 before, by
+the mean 1.000); the blind choice is made for balanced arrivals, and the
+row that takes its calls where late ranks cost it ("Absorbing rows") is
+localredirect, which absorbs nothing at 1 MiB, not pipeline.  The
+predictor does not find the flip in the pattern's 16 calls here (its
 phases must beat SMA(5) on 3 patterns in a row, seen a lag late, after
 the fast drift's noise has left the window); run alone for 40 calls
-(`--pattern trace:data/auto_flip.trace --reps 40`, 1 MiB) the flip is
-found at its 9th call and `auto` runs the plan for each call's late
-rank: 1.765 ms, 0.87x pipeline's median and 0.85x radixk's mean (with
-SMA(5) 1.911).  At 8 B the exchange's interval, 8, sees one phase of a
-flip only.  The means also show where `auto` learns: the first pattern
+(`--pattern trace:data/auto_flip.trace --reps 40`, 1 MiB) it is found
+and `auto` runs the plan for each call's late rank: 1.753 ms, 0.95x
+pipeline's median and 0.86x its mean (with SMA(5) 1.799).  At 8 B the
+exchange's interval, 8, sees one phase of a flip only.  The means also show where `auto` learns: the first pattern
 of each size (`none`) holds its measuring calls (binomial against the
 model's pick, 3 counted calls each), 1.05-1.21x the best row's mean
 (1.05-1.43x before a plan not yet trusted had to risk less than it
