@@ -423,8 +423,8 @@ the fast drift's noise has left the window); run alone for 40 calls
 (`--pattern trace:data/auto_flip.trace --reps 40`, 1 MiB) it is found
 and `auto` runs the plan for each call's late rank: 1.753 ms, 0.95x
 pipeline's median and 0.86x its mean (with SMA(5) 1.799).  At 8 B the
-exchange's interval, 8, sees one phase of a flip only.  The means also show where `auto` learns: the first pattern
-of each size (`none`) holds its measuring calls (binomial against the
+exchange's interval, 8, sees one phase of a flip only.  The means also
+show where `auto` learns: the first pattern of each size (`none`) holds its measuring calls (binomial against the
 model's pick, 3 counted calls each), 1.05-1.21x the best row's mean
 (1.05-1.43x before a plan not yet trusted had to risk less than it
 stands to gain: one made for the warm-up's staircase of arrivals, a

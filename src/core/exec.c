@@ -600,10 +600,10 @@ int pat_exec_wait(pat_exec *x) {
 /* The program op by op in its order, each transfer a blocking call, with
  * no executor state: for a tree node's program (deps->in_order: receives,
  * then at most one send, no round with two transfers) and one receive in
- * flight at a time, that is what the dataflow does too, but that the
- * dataflow posts a receive before the ready combine ahead of it, which
- * lets the transfer flow during the combine: it matters for large
- * messages only (PAT_IN_ORDER_MAX_BYTES below; a program whose
+ * flight at a time, the dataflow does the same, except that it posts a
+ * receive before the ready combine ahead of it, which lets the transfer
+ * flow during the combine: that matters for large messages only
+ * (PAT_IN_ORDER_MAX_BYTES below; a program whose
  * receives and sends alternate, a pipeline's, is not: there the dataflow
  * posts the next receive while a send is in flight, and running it in
  * order made pipeline 1.8-2.1x slower at 4 KiB, 8 ranks, back to back).
@@ -638,15 +638,6 @@ static int run_in_order(const pat_schedule *sched, const pat_call *call,
   return rc;
 }
 
-/* Prepared runs.  A repeated call (dispatch.c) runs the same program on
- * the same buffers: its operations' addresses are resolved once and the
- * run is a loop of PMPI calls, with no executor or slot checks, and no
- * clock unless it samples for the PAT layer (a quiet call of auto that
- * samples for the next call's exchange runs prepared too).
- * The temporaries stay where the communicator's scratch had them: each
- * run takes the scratch again and runs prepared only if it gets the same
- * block (else the ordinary run, which the caller then prepares again).
- * Measured: see dispatch.c, "repeats". */
 /* Largest message a tree node's program runs in order.  Above it the
  * dataflow runs it, which posts a receive before the ready combine ahead
  * of it, so the transfer flows while the combine runs where their buffers
@@ -668,6 +659,15 @@ static int in_order_run(const pat_schedule *sched, const pat_call *call,
          pat_config_get()->max_outstanding <= 1;
 }
 
+/* Prepared runs.  A repeated call (dispatch.c) runs the same program on
+ * the same buffers: its operations' addresses are resolved once and the
+ * run is a loop of PMPI calls, with no executor or slot checks, and no
+ * clock unless it samples for the PAT layer (a quiet call of auto that
+ * samples for the next call's exchange runs prepared too).
+ * The temporaries stay where the communicator's scratch had them: each
+ * run takes the scratch again and runs prepared only if it gets the same
+ * block (else the ordinary run, which the caller then prepares again).
+ * Measured: see dispatch.c, "repeats". */
 void pat_exec_prepare(const pat_schedule *sched, const pat_call *call,
                       const pat_deps *deps, pat_exec_prep *prep) {
   pat_exec x;
