@@ -370,7 +370,23 @@
  * it is tried again now and then.  SMPI, P = 64, 8 B, the table's
  * patterns one after the other (16 calls each): 4 random ranks late
  * 0.84x binomial's time, gamma arrivals 0.91x, every odd rank late
- * after one late 1.00x (1.08x before).
+ * after one late 1.00x (1.08x before).  An absorbing row that costs the
+ * blind choice's calls nothing balanced takes them without waiting for
+ * gains (absorbs): its balanced estimate within PAT_AUTO_TIE of the
+ * blind choice's (localredirect's tree is binomial's walk, so where
+ * binomial is the blind choice), weighed by how much slower than modeled
+ * it ran here over the blind choice, where it absorbs at all (the rank
+ * before the root late by PAT_AUTO_PROBE_ROUNDS rounds: its estimate
+ * below the blind choice's; balanced_ratio), and while the observed
+ * calls' running mean does not show it behind by more than PAT_AUTO_TIE.
+ * There the gains came too late: after a long balanced spell the pace is
+ * every 64th call, so a late rank was seen up to 64 calls after it
+ * appeared (SMPI, P = 64, 8 B, 34 balanced calls and then the last rank
+ * late: binomial for all 30 calls of the pattern, 1.48x localredirect's
+ * time).  On a machine where it runs slower than modeled, its first
+ * measured calls turn it off (a trial of a few calls: unit_auto
+ * measuring_runs_the_fastest_measured), and its slowness fades as
+ * above.
  */
 #include <limits.h>
 #include <math.h>
@@ -484,6 +500,9 @@ _Static_assert(PAT_AUTO_EVIDENCE >= 2 && PAT_AUTO_EVIDENCE <= PAT_AUTO_WINDOW,
  * forgets per observed call while it rests: it is tried again after
  * about a hundred (a retry costs a few calls) */
 #define PAT_AUTO_ABSORB_FADE (1.0 / 128)
+/* ... and the lateness, in rounds, of the rank in the check that the
+ * absorbing row absorbs a call at all (balanced_ratio) */
+#define PAT_AUTO_PROBE_ROUNDS 6
 
 typedef struct learned {
   /* the last scores (aware minus blind) and how many there were */
@@ -822,6 +841,9 @@ struct pat_auto {
    * the floor of its estimate under arrivals (least_of), under the
    * configuration it was weighed in */
   double blind_est[PAT_REDUCE_ALG_COUNT];
+  /* the absorbing row's weighed balanced estimate over the blind
+   * choice's (NAN: none; see "Absorbing rows") */
+  double absorb_ratio;
   const pat_config *blind_cfg;
   unsigned long blind_gen;
   /* the aware choice made for key (a skimmed call, whose aware choice is
@@ -894,6 +916,7 @@ pat_auto *pat_auto_alloc(int nranks) {
       s->cls[k].decided_scored = -1;
     }
     s->planner = built_plan;
+    s->absorb_ratio = NAN;
     s->trial_call = -1;
     s->soon = s->soon_trial = -1;
     for (int k = 0; k < PAT_AUTO_CLASSES; k++)
@@ -1973,6 +1996,53 @@ static int same_config(const pat_config *cfg, unsigned long gen) {
   return cfg == pat_config_get() && gen == pat_config_generation();
 }
 
+/* The absorbing row's (absorber) weighed estimate over blind choice
+ * b's, both balanced (p has no arrivals), in p's class; NAN where there
+ * is no absorbing row, no finite estimate, or the absorbing row would not
+ * absorb here: with the rank before the root late by PAT_AUTO_PROBE_ROUNDS
+ * rounds (binomial's deepest leaf) its estimate must be below the blind
+ * choice's (localredirect's
+ * in-order tree, for non-commutative ops, is not credited with
+ * absorbing: there it would only cost its overhead). */
+static double balanced_ratio(const pat_auto *s, const pat_sched_params *p,
+                             pat_reduce_alg b) {
+  const learned *l = &s->cls[size_class(p)];
+  int a = absorber(b);
+  double base, mine, ratio = NAN, *late;
+  pat_sched_params q = *p;
+  if (a < 0 || p->nranks < 2)
+    return NAN;
+  base = weigh(l, b, p, row_estimate(l, b, p));
+  mine = weigh(l, a, p, row_estimate(l, a, p));
+  if (!(base > 0) || !isfinite(mine))
+    return NAN;
+  late = calloc((size_t)p->nranks, sizeof *late);
+  if (late == NULL)
+    return NAN; /* not free, then: the gains decide */
+  late[(p->root + p->nranks - 1) % p->nranks] =
+      PAT_AUTO_PROBE_ROUNDS * pat_sched_round_cost(p);
+  q.arrivals = late;
+  if (weigh(l, a, &q, row_estimate(l, a, &q)) <
+      weigh(l, b, &q, row_estimate(l, b, &q)))
+    ratio = mine / base;
+  free(late);
+  return ratio;
+}
+
+/* Whether the absorbing row takes the blind choice's calls in class l
+ * (see "Absorbing rows"): its gains turned it on, or it costs them
+ * nothing balanced (its balanced estimate, weighed by how much slower
+ * than modeled it ran here over the blind choice, within PAT_AUTO_TIE of
+ * the blind choice's) and the observed calls do not show it behind by
+ * more than that. */
+static int absorbs(const pat_auto *s, const learned *l) {
+  double slow = l->absorb_raw > 0
+                    ? l->absorb_raw / (l->blind_raw > 0 ? l->blind_raw : 1)
+                    : 1;
+  return l->absorbing || (s->absorb_ratio * slow <= 1 + PAT_AUTO_TIE &&
+                          l->absorb_gain >= -PAT_AUTO_TIE);
+}
+
 /* Both choices for the call (kept while their inputs repeat); skim: the
  * blind one only (the aware one is the blind one for the call). */
 static void choose(pat_auto *s, const pat_sched_params *p,
@@ -1981,6 +2051,7 @@ static void choose(pat_auto *s, const pat_sched_params *p,
   balanced.arrivals = NULL;
   if (!s->have_blind || !same_inputs(&s->blind_key, &balanced)) {
     s->blind = least(s, p, props, 0, NULL, NULL, s->blind_est);
+    s->absorb_ratio = balanced_ratio(s, &balanced, s->blind);
     s->have_blind = keep(&s->blind_key, &balanced);
     s->blind_cfg = pat_config_get();
     s->blind_gen = pat_config_generation();
@@ -2122,7 +2193,7 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
    * rank late after 44 balanced calls: exchanged every 32nd call, the
    * mean had not turned after 44 calls; unit_auto
    * absorbing_gain_asks_the_next_exchange) */
-  if (!l->absorbing && l->absorb_last > PAT_AUTO_ABSORB_ON &&
+  if (!absorbs(s, l) && l->absorb_last > PAT_AUTO_ABSORB_ON &&
       l->soon_absorb != l->absorb_scored) {
     l->soon_absorb = l->absorb_scored;
     s->soon = call + 1;
@@ -2265,7 +2336,7 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
   else if (run == s->blind)
     run = interim(l, p, props, s->blind);
   ab = absorber(s->blind);
-  absorbed = ab >= 0 && l->absorbing && l->phase == PHASE_SETTLED &&
+  absorbed = ab >= 0 && absorbs(s, l) && l->phase == PHASE_SETTLED &&
              !back_to_back(l) && pat_alg_unmet(pat_alg_table[ab], props) == 0;
   if (run == s->blind && absorbed)
     run = (pat_reduce_alg)ab;

@@ -313,6 +313,55 @@ static void absorbing_gain_asks_the_next_exchange(void **state) {
   pat_auto_free(au);
 }
 
+/* An absorbing row that costs the blind choice's calls nothing balanced
+ * (localredirect's tree at 8 B: binomial's walk) takes them from the
+ * start where the probe found the model right, so a leaf that comes late
+ * after a long balanced spell is absorbed at once, not an exchange or
+ * two later (SMPI, P = 64, 8 B, the last rank late after 34 balanced
+ * calls, exchanged every 64th: auto ran binomial for all 30 calls, 1.48x
+ * localredirect's time).  P = 16, 8 B, every call exchanged and observed
+ * a call later, realized time two: settled, localredirect runs; where it
+ * runs 1.1x its estimate, binomial again; non-commutative (its in-order
+ * tree is not credited with absorbing), never. */
+static void absorbing_row_that_costs_nothing_runs_at_once(void **state) {
+  enum { P = 16, CALLS = 120, SLOW = 60 };
+  double zeros[P] = {0};
+  pat_sched_params p = params(P, 1, zeros);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 1};
+  (void)state;
+  for (int variant = 0; variant < 2; variant++) {
+    pat_auto *au = pat_auto_alloc(P);
+    pat_reduce_alg ran[CALLS];
+    int sw, before = 0, after = 0;
+    p.commutative = props.commutative = variant == 0;
+    for (int k = 0; k < CALLS; k++) {
+      if (k >= 2)
+        pat_auto_realized(
+            au, k - 2,
+            pat_alg_table[ran[k - 2]]->estimate(&p) *
+                (k - 2 >= SLOW && ran[k - 2] == PAT_REDUCE_ALG_LOCALREDIRECT
+                     ? 1.1
+                     : 1),
+            NULL);
+      ran[k] = pat_auto_decide(au, &p, &props, k, 1, k > 0 ? zeros : NULL,
+                               k - 1, &sw);
+      before += k >= 20 && k < SLOW && ran[k] == PAT_REDUCE_ALG_LOCALREDIRECT;
+      after += k >= SLOW + 10 && ran[k] == PAT_REDUCE_ALG_LOCALREDIRECT;
+    }
+    print_message("%s: localredirect ran %d of calls 20-%d, %d of the last "
+                  "%d (1.1x its estimate from call %d)\n",
+                  variant == 0 ? "commutative" : "non-commutative", before,
+                  SLOW - 1, after, CALLS - SLOW - 10, SLOW);
+    if (variant == 0) {
+      assert_int_equal(before, SLOW - 20);
+      assert_int_equal(after, 0);
+    } else {
+      assert_int_equal(before + after, 0);
+    }
+    pat_auto_free(au);
+  }
+}
+
 /* Predictions that name the wrong late rank every call: once the window
  * of scored calls shows it, auto chooses without them; right again, it
  * goes back to them.  Call k's real arrivals arrive at call k + 1. */
@@ -1260,8 +1309,10 @@ static int settles_on(double pick_share, double pick_noise, unsigned seed,
   *picked = pick;
   if ((int)row < 0)
     row = pick;
-  for (int k = CALLS - 10; k < CALLS; k++)
-    last += ran[k] == row;
+  for (int k = CALLS - 10; k < CALLS; k++) /* binomial's: also the
+                                             * absorbing row in its place */
+    last += ran[k] == row || (row == PAT_REDUCE_ALG_BINOMIAL &&
+                              ran[k] == PAT_REDUCE_ALG_LOCALREDIRECT);
   pat_auto_free(au);
   return last;
 }
@@ -1868,8 +1919,16 @@ static void measuring_runs_the_fastest_measured(void **state) {
                 asked, pat_reduce_algorithm_name(pick), runs);
   assert_true(asked >= 15);
   assert_true(runs <= 8);
-  for (int k = 40; k < 80; k++)
-    assert_int_equal(ran[k], PAT_REDUCE_ALG_BINOMIAL);
+  /* binomial, but for localredirect's trial in its place (its balanced
+   * estimate is binomial's: a call or three, until it is measured 2x) */
+  late = 0;
+  for (int k = 40; k < 80; k++) {
+    late += ran[k] == PAT_REDUCE_ALG_LOCALREDIRECT;
+    if (ran[k] != PAT_REDUCE_ALG_LOCALREDIRECT)
+      assert_int_equal(ran[k], PAT_REDUCE_ALG_BINOMIAL);
+  }
+  print_message("localredirect in its place: %d of calls 40-79\n", late);
+  assert_true(late <= 8); /* its trial, heard at every 4th call */
   /* not heard (every 4th call only): once the pick has its first counted
    * measure (call 14 here), the calls between exchanges run binomial, the
    * row measured fastest */
@@ -2078,7 +2137,7 @@ static void back_to_back_calls_teach_nothing(void **state) {
   static pat_reduce_alg ran[3 * CALLS];
   pat_reduce_alg pick;
   pat_auto *au;
-  int plans, switched, picks, stretch, off, asked, last;
+  int plans, switched, picks, stretch, off, asked, last, tried = 0;
   long soon;
   (void)state;
   late[0] = 4 * pat_sched_round_cost(&small);
@@ -2144,12 +2203,16 @@ static void back_to_back_calls_teach_nothing(void **state) {
                &switched);
     pat_auto_pace(au, &stretch, &soon);
     asked += soon == k + 1;
-    off += ran[k] != PAT_REDUCE_ALG_BINOMIAL;
+    off += ran[k] != PAT_REDUCE_ALG_BINOMIAL &&
+           ran[k] != PAT_REDUCE_ALG_LOCALREDIRECT;
+    tried += ran[k] == PAT_REDUCE_ALG_LOCALREDIRECT;
   }
   print_message("then 1 ms apart: rows other than binomial ran %d of %d "
-                "calls, %d calls asked at once\n",
-                off, CALLS, asked);
+                "calls (localredirect's trial in its place: %d), %d calls "
+                "asked at once\n",
+                off, CALLS, tried, asked);
   assert_int_equal(off, 0);
+  assert_true(tried <= 3); /* until it is measured 2x its estimate */
   assert_true(asked >= 1 && asked <= 3);
   for (int k = 2 * CALLS - 20; k < 2 * CALLS; k++)
     assert_int_equal(ran[k], PAT_REDUCE_ALG_BINOMIAL);
@@ -2172,15 +2235,19 @@ static void back_to_back_calls_teach_nothing(void **state) {
              &switched);
   drive_idle(au, &large, &many, zeros, 2 * CALLS, 3 * CALLS, factor, 1e-3, 0,
              ran, &switched);
-  off = 0;
-  for (int k = CALLS - 20; k < 3 * CALLS; k++)
-    off += ran[k] != PAT_REDUCE_ALG_BINOMIAL;
+  off = tried = 0;
+  for (int k = CALLS - 20; k < 3 * CALLS; k++) {
+    off += ran[k] != PAT_REDUCE_ALG_BINOMIAL &&
+           ran[k] != PAT_REDUCE_ALG_LOCALREDIRECT;
+    tried += ran[k] == PAT_REDUCE_ALG_LOCALREDIRECT;
+  }
   pat_auto_pace(au, &stretch, &soon);
   print_message("settled 1 ms apart (the pick ran %d), back to back, apart "
-                "again: rows other than binomial ran %d of calls %d-%d; "
-                "stretch %d\n",
-                picks, off, CALLS - 20, 3 * CALLS - 1, stretch);
+                "again: rows other than binomial ran %d of calls %d-%d "
+                "(localredirect's trials in its place: %d); stretch %d\n",
+                picks, off, CALLS - 20, 3 * CALLS - 1, tried, stretch);
   assert_int_equal(off, 0);
+  assert_true(tried <= 8); /* measured 2x its estimate each time */
   /* at most what binomial's periods apart allow (the pace; at 64 KiB the
    * automatic interval is every call) */
   assert_true(
@@ -2506,6 +2573,7 @@ int main(void) {
                                 reset_env),
       cmocka_unit_test_teardown(absorbing_gain_asks_the_next_exchange,
                                 reset_env),
+      cmocka_unit_test(absorbing_row_that_costs_nothing_runs_at_once),
       cmocka_unit_test_teardown(wrong_predictions_turned_off_and_back_on,
                                 reset_env),
       cmocka_unit_test_teardown(blind_spell_plans_seldom, reset_env),
