@@ -375,18 +375,17 @@
  * gains (absorbs): its balanced estimate within PAT_AUTO_TIE of the
  * blind choice's (localredirect's tree is binomial's walk, so where
  * binomial is the blind choice), weighed by how much slower than modeled
- * it ran here over the blind choice, where it absorbs at all (the rank
- * before the root late by PAT_AUTO_PROBE_ROUNDS rounds: its estimate
- * below the blind choice's; balanced_ratio), and while the observed
- * calls' running mean does not show it behind by more than PAT_AUTO_TIE.
- * There the gains came too late: after a long balanced spell the pace is
- * every 64th call, so a late rank was seen up to 64 calls after it
- * appeared (SMPI, P = 64, 8 B, 34 balanced calls and then the last rank
- * late: binomial for all 30 calls of the pattern, 1.48x localredirect's
- * time).  On a machine where it runs slower than modeled, its first
- * measured calls turn it off (a trial of a few calls: unit_auto
- * measuring_runs_the_fastest_measured), and its slowness fades as
- * above.
+ * it ran here over the blind choice on calm calls, where it absorbs at
+ * all (the rank before the root late by PAT_AUTO_PROBE_ROUNDS rounds:
+ * its estimate below the blind choice's; balanced_ratio), until the
+ * running mean of its gains falls below -PAT_AUTO_TIE; from then on only
+ * its gains give it the calls, as above (absorb_lost).  There the gains
+ * came too late: after a long balanced spell the pace is every 64th
+ * call, so a late rank was seen up to 64 calls after it appeared (SMPI,
+ * P = 64, 8 B, 34 balanced calls and then the last rank late: binomial
+ * for all 30 calls of the pattern, 1.48x localredirect's time).  On a
+ * machine where it runs slower than modeled, its first measured calls
+ * turn it off (unit_auto measuring_runs_the_fastest_measured).
  */
 #include <limits.h>
 #include <math.h>
@@ -629,6 +628,14 @@ typedef struct learned {
    * absorbing row in its place (running geometric means; 0: none yet):
    * the second over the first weighs the absorbing row's estimate */
   double blind_raw, absorb_raw;
+  /* the same, of their calm calls only (arrivals spread over under
+   * PAT_AUTO_CALM_SPREAD of the time): what the absorbing row costs
+   * balanced (absorbs) */
+  double blind_calm, absorb_calm;
+  /* the running mean of the gains fell below -PAT_AUTO_TIE since the
+   * absorbing row last took the calls by its gains: it no longer takes
+   * them for costing nothing (absorbs) */
+  int absorb_lost;
 } learned;
 
 /* Calls come back to back in class l: since a scored call came so, until
@@ -1569,6 +1576,25 @@ static int absorber(pat_reduce_alg b) {
   return -1;
 }
 
+/* Whether the absorbing row takes the blind choice's calls in class l
+ * (see "Absorbing rows"): its gains turned it on, or it costs them
+ * nothing balanced (its balanced estimate, weighed by how much slower
+ * than modeled it ran here over the blind choice on calm calls, within
+ * PAT_AUTO_TIE of the blind choice's) and the running mean of its gains
+ * on the observed calls does not show it behind by more than that.  By
+ * the calm calls: under random late ranks (SMPI, P = 64, 8 B, 4 late each
+ * call) it ran slower than its estimate under their arrivals while it
+ * still gained a quarter on binomial's, and that slowness, counted as
+ * its balanced cost, gave binomial calls back (auto 1.107x
+ * localredirect's median). */
+static int absorbs(const pat_auto *s, const learned *l) {
+  double slow = l->absorb_calm > 0
+                    ? l->absorb_calm / (l->blind_calm > 0 ? l->blind_calm : 1)
+                    : 1;
+  return l->absorbing ||
+         (!l->absorb_lost && s->absorb_ratio * slow <= 1 + PAT_AUTO_TIE);
+}
+
 /* The observed call w, under its real arrivals (q): what its absorbing
  * row (absorber) would have gained over its blind choice, each weighed by
  * its correction, as a share of the blind choice's time, into class l's
@@ -1576,7 +1602,7 @@ static int absorber(pat_reduce_alg b) {
  * mean is above PAT_AUTO_ABSORB_ON and the machine's scatter, and gives
  * them back below PAT_AUTO_ABSORB_OFF.  Back to back the arrivals are the
  * calls before's skew, not the pattern's: not scored. */
-static void score_absorbing(learned *l, const pending *w,
+static void score_absorbing(const pat_auto *s, learned *l, const pending *w,
                             const pat_sched_params *q) {
   int a = absorber(w->blind);
   double base, mine, gain;
@@ -1593,11 +1619,18 @@ static void score_absorbing(learned *l, const pending *w,
   l->absorb_gain += PAT_AUTO_ABSORB_WEIGHT * (gain - l->absorb_gain);
   l->absorb_last = gain;
   l->absorb_scored++;
-  if (!l->absorbing && l->absorb_raw > 0) /* forgotten while it rests, */
-    l->absorb_raw = exp((1 - PAT_AUTO_ABSORB_FADE) * log(l->absorb_raw));
-  if (l->absorb_gain > PAT_AUTO_ABSORB_ON && l->absorb_gain > l->scatter)
+  if (!absorbs(s, l)) { /* forgotten while it rests, */
+    if (l->absorb_raw > 0)
+      l->absorb_raw = exp((1 - PAT_AUTO_ABSORB_FADE) * log(l->absorb_raw));
+    if (l->absorb_calm > 0)
+      l->absorb_calm = exp((1 - PAT_AUTO_ABSORB_FADE) * log(l->absorb_calm));
+  }
+  if (l->absorb_gain < -PAT_AUTO_TIE)
+    l->absorb_lost = 1;
+  if (l->absorb_gain > PAT_AUTO_ABSORB_ON && l->absorb_gain > l->scatter) {
     l->absorbing = 1;
-  else if (l->absorb_gain < PAT_AUTO_ABSORB_OFF)
+    l->absorb_lost = 0;
+  } else if (l->absorb_gain < PAT_AUTO_ABSORB_OFF)
     l->absorbing = 0;
 }
 
@@ -1629,7 +1662,7 @@ static void score(pat_auto *s, const double *actual, long call, double idle) {
     l->napart += !w->b2b;
     l->b2b_seen |= w->b2b;
   }
-  score_absorbing(l, w, &q);
+  score_absorbing(s, l, w, &q);
   /* the row the blind choice ran as: the absorbing row in its place */
   bl = w->absorbed ? (pat_reduce_alg)absorber(w->blind) : w->blind;
   aware = under(w->aware, &w->params, w->replay, actual, l);
@@ -1837,9 +1870,14 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
        (w->absorbed && (int)w->ran == absorber(w->blind)))) {
     /* the blind choice's and the absorbing row's (score_absorbing) */
     double *m = w->ran == w->blind ? &l->blind_raw : &l->absorb_raw;
+    double *c = w->ran == w->blind ? &l->blind_calm : &l->absorb_calm;
     *m = *m > 0 ? exp((1 - PAT_AUTO_CORR_WEIGHT) * log(*m) +
                       PAT_AUTO_CORR_WEIGHT * log(raw))
                 : raw;
+    if (w->spread < PAT_AUTO_CALM_SPREAD * seconds)
+      *c = *c > 0 ? exp((1 - PAT_AUTO_CORR_WEIGHT) * log(*c) +
+                        PAT_AUTO_CORR_WEIGHT * log(raw))
+                  : raw;
   }
   first = pat_alg_table[w->ran]->uses_arrivals && !(l->warm & (1ull << w->ran));
   if (first) {
@@ -2027,20 +2065,6 @@ static double balanced_ratio(const pat_auto *s, const pat_sched_params *p,
     ratio = mine / base;
   free(late);
   return ratio;
-}
-
-/* Whether the absorbing row takes the blind choice's calls in class l
- * (see "Absorbing rows"): its gains turned it on, or it costs them
- * nothing balanced (its balanced estimate, weighed by how much slower
- * than modeled it ran here over the blind choice, within PAT_AUTO_TIE of
- * the blind choice's) and the observed calls do not show it behind by
- * more than that. */
-static int absorbs(const pat_auto *s, const learned *l) {
-  double slow = l->absorb_raw > 0
-                    ? l->absorb_raw / (l->blind_raw > 0 ? l->blind_raw : 1)
-                    : 1;
-  return l->absorbing || (s->absorb_ratio * slow <= 1 + PAT_AUTO_TIE &&
-                          l->absorb_gain >= -PAT_AUTO_TIE);
 }
 
 /* Both choices for the call (kept while their inputs repeat); skim: the
