@@ -395,17 +395,14 @@ starts with what `auto` learned from the one before: at 8 B, where stamps
 are exchanged every 8th call, a change of pattern is seen only at the
 next exchanged call and the lag after it (about 11 calls at P = 64).
 There `localredirect`, which absorbs late ranks without a prediction,
-runs in `binomial`'s place once the observed calls show it would have
-gained (see `src/auto/auto.c`, "Absorbing rows"): `odd` after `single`,
-which ran on the stale plan at 1.083x before, is 1.004x, and the random,
-gamma and trace patterns take `localredirect`'s time (0.84x, 0.91x and
-0.997-0.998x `binomial`'s).  With the last rank late at 8 B it is 1.012x
-`localredirect` (0.69x `binomial`): it was 1.23x while the predictor
-took in the communicator's first call, whose stamps (the barrier's exit
-skew: rank 63 18.5 us late) made `auto` try and trust a plan in the
-balanced calls and run it later on a prediction of half the delay (the
-table before counted `localredirect` as predicting and showed that as
-0.834).  Under the flip pattern at
+runs in `binomial`'s place (see `src/auto/auto.c`, "Absorbing rows"):
+from the start, as it costs `binomial`'s calls nothing balanced (its
+estimate is `binomial`'s walk; in SMPI 1.008x `binomial`'s median), so
+every 8 B pattern takes its time: the last rank late 1.000x (0.69x
+`binomial`; 1.012x when it waited for the observed calls to show
+gains, by the mean 1.026 against 1.175), the random, gamma and trace
+patterns 0.84x, 0.91x and 0.997-0.998x `binomial`'s, `odd` 1.004x
+(1.083x when it ran on the stale plan).  Under the flip pattern at
 1 MiB `auto` runs its PAT-blind
 choice, radixk (2.192 ms every call); pipeline's calls alternate between
 1.853 ms (the root late: a chain's root absorbs up to P - 2 hops of
@@ -425,7 +422,7 @@ and `auto` runs the plan for each call's late rank: 1.753 ms, 0.95x
 pipeline's median and 0.86x its mean (with SMA(5) 1.799).  At 8 B the
 exchange's interval, 8, sees one phase of a flip only.  The means also
 show where `auto` learns: the first pattern of each size (`none`) holds its measuring calls (binomial against the
-model's pick, 3 counted calls each), 1.05-1.21x the best row's mean
+model's pick, 3 counted calls each), 1.08-1.21x the best row's mean
 (1.05-1.43x before a plan not yet trusted had to risk less than it
 stands to gain: one made for the warm-up's staircase of arrivals, a
 chain, ran on trial where the calls then came balanced, by the means
@@ -476,6 +473,81 @@ EOF
             bma[k], bm[k], aum[k] / bm[k]
         }
       }' "$data/auto_p64.csv"
+  fi
+  if ls "$data"/auto_alone_*.csv >/dev/null 2>&1; then
+    cat <<'EOF2'
+
+## auto against the best PAT-blind algorithm, each pattern alone, P = 64
+
+The goal is stated per pattern, so each pattern also runs alone: one
+run per pattern (`data/auto_alone_N.csv`, N in the order of the table
+above), the rows that do not predict and `auto`, 30 timed calls after 4
+warm-up calls at each size.  Each run first times every row balanced
+(patbench's unit: `binomial`'s balanced median is the x of the delays),
+so `auto` meets the pattern after 34 balanced calls of its size, where
+the stamp exchange has been paced out (to every 64th call at 8 B), not
+16 calls after another pattern; the balanced cells are the first
+run's.  Medians in ms; bold: `auto` / best blind above 1.03; the last
+column as above.  At 8 B `localredirect` runs in `binomial`'s place
+from the start, as it costs nothing balanced; before that (it took the
+calls only once the observed calls showed it gaining) the last rank
+late took 1.48x `localredirect`'s median here, 4 random ranks 1.32x and
+gamma arrivals 1.04x: after the balanced spell the late ranks were seen
+up to 64 calls later.  With 4 random ranks late at 8 B `auto` runs
+`localredirect` on every call (checked with a print of its decisions),
+under the same delays as the `localredirect` row, and still takes 1.107x
+its median and 1.039x its mean: the calls' times are bimodal (0.022 to
+0.024 ms, or 0.027 to 0.032, by where the late ranks fall) and the
+median sits at the jump; the rest is what the stamp exchange costs at
+8 B under arrivals (balanced: 1.014x `binomial`'s median, 1.063x its
+mean), not understood further.  At 1 MiB with the last rank late `auto`
+stays with `radixk` for the pattern's 30 calls (1.000x; 16 calls after
+`none` in the table above it plans around the late rank, 0.902x): the
+paced exchange and the evidence a plan needs take longer than the
+pattern.  The flip alone at 1 MiB: 0.946x `pipeline`'s median, 0.873x
+its mean (the cycle is found and each call is planned for its own late
+rank).
+
+EOF2
+    # the runs in pattern order (auto_alone_1, 2, ...); every run's
+    # balanced unit calls come first, so a row's balanced cell is the
+    # first run's (the pattern none), where auto starts afresh
+    files=
+    i=1
+    while [ -s "$data/auto_alone_$i.csv" ]; do
+      files="$files $data/auto_alone_$i.csv"
+      i=$((i + 1))
+    done
+    # shellcheck disable=SC2086  # $files: the names, split
+    awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; f++; next }
+      {
+        pat = $c["pattern"]
+        sub(/^trace:.*\//, "trace:", pat)
+        b = $c["bytes"]; key = pat " " b
+        if (key in taken && taken[key] != f) next
+        taken[key] = f
+        if (!(b in seenb)) { seenb[b] = 1; sizes[++nb] = b }
+        if (!((b, pat) in seenp)) { seenp[b, pat] = 1; pats[b, ++np[b]] = pat }
+        a = $c["algorithm"]; t = $c["tts_median"] * 1e3
+        u = $c["tts_mean"] * 1e3
+        if (a == "auto") { au[key] = t; aum[key] = u }
+        else {
+          if (!(key in bb) || t < bb[key]) { bb[key] = t; bba[key] = a }
+          if (!(key in bm) || u < bm[key]) { bm[key] = u; bma[key] = a }
+        }
+      }
+      END {
+        print "| pattern, bytes | best blind | auto | auto / best blind | means: best blind, auto / it |"
+        print "|---|---|---|---|---|"
+        for (s = 1; s <= nb; s++)
+          for (j = 1; j <= np[sizes[s]]; j++) {
+            k = pats[sizes[s], j] " " sizes[s]; r = au[k] / bb[k]
+            mark = (r > 1.03) ? "**" : ""
+            printf "| %s | %s %.3f | %.3f | %s%.3f%s | %s %.3f, %.3f |\n", k,
+              bba[k], bb[k], au[k], mark, r, mark, bma[k], bm[k],
+              aum[k] / bm[k]
+          }
+      }' $files
   fi
   if ls "$data"/scale_p*.csv >/dev/null 2>&1 ||
     ls "$data"/scale_p*.failed >/dev/null 2>&1; then

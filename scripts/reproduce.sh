@@ -204,6 +204,27 @@ run --no-plot auto_p64 64 \
   --pattern "trace:$out/data/auto_flip.trace" --imbalance 1x \
   --reps "$auto_reps" --warmup 4
 
+# The same goal with each pattern alone (issue 14 states it per
+# pattern): one run per pattern, so auto starts each from patbench's
+# balanced unit calls (the reference binomial's x of delays, every row
+# run balanced first), not from another pattern; the rows that do not
+# predict and auto, 30 calls each after 4 warm-up calls.  report.sh
+# tables auto's median against the best of those rows'.
+if [ "$quick" = 1 ]; then
+  alone_patterns="none single" alone_reps=6
+else
+  alone_patterns="none single odd k-random:4 gamma:1x:1 trace:$out/data/auto_steady.trace trace:$out/data/auto_drift.trace trace:$out/data/auto_fastdrift.trace trace:$out/data/auto_flip.trace"
+  alone_reps=30
+fi
+i=0
+for pattern in $alone_patterns; do
+  i=$((i + 1))
+  run --no-plot "auto_alone_$i" 64 \
+    --algorithms binomial,localredirect,ring,butterfly,radixk,pipeline,auto \
+    --sizes "$auto_sizes" --pattern "$pattern" --imbalance 1x \
+    --reps "$alone_reps" --warmup 4
+done
+
 # Scale (issue 17): P = 1024, 4096 and 16384 simulated ranks, 64 KiB, the
 # last rank late by the balanced binomial time: binomial, the oracle,
 # localredirect and radixk (the best bandwidth row at this size).  The
