@@ -653,6 +653,20 @@ enum {
   PHASE_DRIFTED  /* the settled choice's figure moved: measure every row */
 };
 
+/* Running geometric mean m moved toward sample x by weight
+ * PAT_AUTO_CORR_WEIGHT; x itself where there is none yet (m 0). */
+static double toward(double m, double x) {
+  return m > 0 ? exp((1 - PAT_AUTO_CORR_WEIGHT) * log(m) +
+                     PAT_AUTO_CORR_WEIGHT * log(x))
+               : x;
+}
+
+/* Ratio m (0: none) with the share f of its log forgotten: a step of
+ * its fade back to 1. */
+static double fade_by(double m, double f) {
+  return m > 0 ? exp((1 - f) * log(m)) : m;
+}
+
 /* The j-th newest of a ring of count measures (j = 0: the latest). */
 static double newest(const double *ring, long count, long j) {
   return ring[(count - 1 - j) % PAT_AUTO_SAMPLES];
@@ -1581,12 +1595,10 @@ static int absorber(pat_reduce_alg b) {
  * nothing balanced (its balanced estimate, weighed by how much slower
  * than modeled it ran here over the blind choice on calm calls, within
  * PAT_AUTO_TIE of the blind choice's) and the running mean of its gains
- * on the observed calls does not show it behind by more than that.  By
- * the calm calls: under random late ranks (SMPI, P = 64, 8 B, 4 late each
- * call) it ran slower than its estimate under their arrivals while it
- * still gained a quarter on binomial's, and that slowness, counted as
- * its balanced cost, gave binomial calls back (auto 1.107x
- * localredirect's median). */
+ * has not fallen below -PAT_AUTO_TIE since its gains last turned it on
+ * (absorb_lost).  By the calm calls: under late ranks its time over its
+ * estimate under their arrivals says how well its give-ups are modeled,
+ * not what it costs balanced. */
 static int absorbs(const pat_auto *s, const learned *l) {
   double slow = l->absorb_calm > 0
                     ? l->absorb_calm / (l->blind_calm > 0 ? l->blind_calm : 1)
@@ -1620,10 +1632,8 @@ static void score_absorbing(const pat_auto *s, learned *l, const pending *w,
   l->absorb_last = gain;
   l->absorb_scored++;
   if (!absorbs(s, l)) { /* forgotten while it rests, */
-    if (l->absorb_raw > 0)
-      l->absorb_raw = exp((1 - PAT_AUTO_ABSORB_FADE) * log(l->absorb_raw));
-    if (l->absorb_calm > 0)
-      l->absorb_calm = exp((1 - PAT_AUTO_ABSORB_FADE) * log(l->absorb_calm));
+    l->absorb_raw = fade_by(l->absorb_raw, PAT_AUTO_ABSORB_FADE);
+    l->absorb_calm = fade_by(l->absorb_calm, PAT_AUTO_ABSORB_FADE);
   }
   if (l->absorb_gain < -PAT_AUTO_TIE)
     l->absorb_lost = 1;
@@ -1871,13 +1881,9 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
     /* the blind choice's and the absorbing row's (score_absorbing) */
     double *m = w->ran == w->blind ? &l->blind_raw : &l->absorb_raw;
     double *c = w->ran == w->blind ? &l->blind_calm : &l->absorb_calm;
-    *m = *m > 0 ? exp((1 - PAT_AUTO_CORR_WEIGHT) * log(*m) +
-                      PAT_AUTO_CORR_WEIGHT * log(raw))
-                : raw;
+    *m = toward(*m, raw);
     if (w->spread < PAT_AUTO_CALM_SPREAD * seconds)
-      *c = *c > 0 ? exp((1 - PAT_AUTO_CORR_WEIGHT) * log(*c) +
-                        PAT_AUTO_CORR_WEIGHT * log(raw))
-                  : raw;
+      *c = toward(*c, raw);
   }
   first = pat_alg_table[w->ran]->uses_arrivals && !(l->warm & (1ull << w->ran));
   if (first) {
@@ -1930,8 +1936,7 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
     }
     l->warm |= 1ull << a;
     /* over the row's measured correction: the machine, not the row */
-    l->env = exp((1 - PAT_AUTO_CORR_WEIGHT) * log(l->env) +
-                 PAT_AUTO_CORR_WEIGHT * log(r / l->corr[w->ran]));
+    l->env = toward(l->env, r / l->corr[w->ran]);
   } else {
     int a = (int)w->ran;
     r = fmin(fmax(r / l->env, PAT_AUTO_CORR_MIN), PAT_AUTO_CORR_MAX);
@@ -1948,11 +1953,9 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
   }
   for (int a = 0; a < PAT_REDUCE_ALG_COUNT; a++)
     if (pat_alg_table[a]->uses_arrivals && a == (int)w->ran)
-      l->corr[a] = exp((1 - PAT_AUTO_CORR_WEIGHT) * log(l->corr[a]) +
-                       PAT_AUTO_CORR_WEIGHT * log(r));
+      l->corr[a] = toward(l->corr[a], r);
     else if (pat_alg_table[a]->uses_arrivals && l->corr[a] != 1) {
-      l->corr[a] =
-          exp((1 - ldexp(PAT_AUTO_CORR_FADE, -l->halved[a])) * log(l->corr[a]));
+      l->corr[a] = fade_by(l->corr[a], ldexp(PAT_AUTO_CORR_FADE, -l->halved[a]));
       l->faded[a] += l->faded[a] < UCHAR_MAX;
     }
   /* the planning rows' weights changed: the aware choice is due again
@@ -2039,9 +2042,9 @@ static int same_config(const pat_config *cfg, unsigned long gen) {
  * is no absorbing row, no finite estimate, or the absorbing row would not
  * absorb here: with the rank before the root late by PAT_AUTO_PROBE_ROUNDS
  * rounds (binomial's deepest leaf) its estimate must be below the blind
- * choice's (localredirect's
- * in-order tree, for non-commutative ops, is not credited with
- * absorbing: there it would only cost its overhead). */
+ * choice's (localredirect's in-order tree, for non-commutative ops, is
+ * not credited with absorbing: there it would only cost its overhead).
+ * Made when the blind choice is (choose), not per call. */
 static double balanced_ratio(const pat_auto *s, const pat_sched_params *p,
                              pat_reduce_alg b) {
   const learned *l = &s->cls[size_class(p)];
