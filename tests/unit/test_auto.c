@@ -160,6 +160,42 @@ static void late_leaf_absorbed_by_localredirect(void **state) {
   }
 }
 
+/* Drives calls 0 to calls - 1 of p (predicted arrivals; props), every
+ * call exchanged, its real arrivals truth observed a call later and its
+ * realized time two calls later: its row's estimate under truth, times
+ * slow where localredirect ran it from call slow_from on.  ran gets each
+ * call's row. */
+static void drive_absorbing(pat_auto *au, const pat_sched_params *p,
+                            const pat_call_props *props, const double *truth,
+                            int calls, int slow_from, double slow,
+                            pat_reduce_alg *ran) {
+  int sw;
+  for (int k = 0; k < calls; k++) {
+    if (k >= 2) {
+      pat_sched_params q = *p;
+      q.arrivals = truth;
+      pat_auto_realized(
+          au, k - 2,
+          pat_alg_table[ran[k - 2]]->estimate(&q) *
+              (k - 2 >= slow_from && ran[k - 2] == PAT_REDUCE_ALG_LOCALREDIRECT
+                   ? slow
+                   : 1),
+          NULL);
+    }
+    ran[k] = pat_auto_decide(au, p, props, k, 1, k > 0 ? truth : NULL, k - 1,
+                             &sw);
+  }
+}
+
+/* How many of calls from to to - 1 ran localredirect (the absorbing
+ * row). */
+static int absorbed_in(const pat_reduce_alg *ran, int from, int to) {
+  int n = 0;
+  for (int k = from; k < to; k++)
+    n += ran[k] == PAT_REDUCE_ALG_LOCALREDIRECT;
+  return n;
+}
+
 /* The absorbing row in the blind choice's place: predictions that see
  * nobody late (balanced), while in truth a leaf comes six rounds late
  * (P = 16, 8 B, every call exchanged and observed a call later, its
@@ -181,29 +217,15 @@ static void absorbing_row_takes_the_blind_calls(void **state) {
   for (int variant = 0; variant < 3; variant++) {
     pat_auto *au = pat_auto_alloc(P);
     pat_reduce_alg ran[CALLS];
-    int sw, absorbed = 0, after = 0;
+    int absorbed, after;
     p.commutative = props.commutative = variant != 1;
     if (variant == 2) {
       setenv("PAT_REDUCE_ALGORITHM", "^localredirect", 1);
       pat_reduce_config_reload();
     }
-    for (int k = 0; k < CALLS; k++) {
-      if (k >= 2) {
-        pat_sched_params q = p;
-        q.arrivals = late;
-        pat_auto_realized(
-            au, k - 2,
-            pat_alg_table[ran[k - 2]]->estimate(&q) *
-                (k - 2 >= SLOW && ran[k - 2] == PAT_REDUCE_ALG_LOCALREDIRECT
-                     ? 1.5
-                     : 1),
-            NULL);
-      }
-      ran[k] = pat_auto_decide(au, &p, &props, k, 1, k > 0 ? late : NULL, k - 1,
-                               &sw);
-      absorbed += k >= 10 && k < SLOW && ran[k] == PAT_REDUCE_ALG_LOCALREDIRECT;
-      after += k >= SLOW + 20 && ran[k] == PAT_REDUCE_ALG_LOCALREDIRECT;
-    }
+    drive_absorbing(au, &p, &props, late, CALLS, SLOW, 1.5, ran);
+    absorbed = absorbed_in(ran, 10, SLOW);
+    after = absorbed_in(ran, SLOW + 20, CALLS);
     print_message("variant %d: localredirect ran %d of calls 10-%d, %d of "
                   "the last %d\n",
                   variant, absorbed, SLOW - 1, after, CALLS - SLOW - 20);
@@ -238,20 +260,11 @@ static void absorbing_row_takes_bandwidth_rows_calls(void **state) {
       pat_auto *au = pat_auto_alloc(P);
       pat_reduce_alg ran[CALLS], blind;
       const double *truth = lateness ? late : zeros;
-      int sw, absorbed = 0;
+      int absorbed;
       props.count = counts[i];
       late[P - 1] = 6 * pat_sched_round_cost(&p);
-      for (int k = 0; k < CALLS; k++) {
-        if (k >= 2) {
-          pat_sched_params q = p;
-          q.arrivals = truth;
-          pat_auto_realized(au, k - 2, pat_alg_table[ran[k - 2]]->estimate(&q),
-                            NULL);
-        }
-        ran[k] = pat_auto_decide(au, &p, &props, k, 1, k > 0 ? truth : NULL,
-                                 k - 1, &sw);
-        absorbed += k >= 30 && ran[k] == PAT_REDUCE_ALG_LOCALREDIRECT;
-      }
+      drive_absorbing(au, &p, &props, truth, CALLS, CALLS, 1, ran);
+      absorbed = absorbed_in(ran, 30, CALLS);
       blind = ran[1];
       print_message("count %d, %s: blind %s, localredirect ran %d of calls "
                     "30-%d\n",
@@ -332,22 +345,11 @@ static void absorbing_row_that_costs_nothing_runs_at_once(void **state) {
   for (int variant = 0; variant < 2; variant++) {
     pat_auto *au = pat_auto_alloc(P);
     pat_reduce_alg ran[CALLS];
-    int sw, before = 0, after = 0;
+    int before, after;
     p.commutative = props.commutative = variant == 0;
-    for (int k = 0; k < CALLS; k++) {
-      if (k >= 2)
-        pat_auto_realized(
-            au, k - 2,
-            pat_alg_table[ran[k - 2]]->estimate(&p) *
-                (k - 2 >= SLOW && ran[k - 2] == PAT_REDUCE_ALG_LOCALREDIRECT
-                     ? 1.1
-                     : 1),
-            NULL);
-      ran[k] = pat_auto_decide(au, &p, &props, k, 1, k > 0 ? zeros : NULL,
-                               k - 1, &sw);
-      before += k >= 20 && k < SLOW && ran[k] == PAT_REDUCE_ALG_LOCALREDIRECT;
-      after += k >= SLOW + 10 && ran[k] == PAT_REDUCE_ALG_LOCALREDIRECT;
-    }
+    drive_absorbing(au, &p, &props, zeros, CALLS, SLOW, 1.1, ran);
+    before = absorbed_in(ran, 20, SLOW);
+    after = absorbed_in(ran, SLOW + 10, CALLS);
     print_message("%s: localredirect ran %d of calls 20-%d, %d of the last "
                   "%d (1.1x its estimate from call %d)\n",
                   variant == 0 ? "commutative" : "non-commutative", before,
