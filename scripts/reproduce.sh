@@ -194,15 +194,19 @@ for scene in "steady 0.999 0.005" "drift 0.98 0.05" "fastdrift 0.9 0.05"; do
   "$build/patmktrace" 64 $((calls + 1)) 2e-3 4 "$2" 1 "$3" \
     >"$out/data/auto_$1.trace"
 done
+# the patterns of both auto tables, in their order (words: OUTDIR must
+# have no blanks)
+auto_patterns="none single odd k-random:4 gamma:1x:1"
+for scene in steady drift fastdrift flip; do
+  auto_patterns="$auto_patterns trace:$out/data/auto_$scene.trace"
+done
+set --
+for pattern in $auto_patterns; do
+  set -- "$@" --pattern "$pattern"
+done
 run --no-plot auto_p64 64 \
   --algorithms binomial,localredirect,ring,butterfly,radixk,pipeline,clairvoyant,auto \
-  --sizes "$auto_sizes" --pattern none --pattern single --pattern odd \
-  --pattern k-random:4 --pattern gamma:1x:1 \
-  --pattern "trace:$out/data/auto_steady.trace" \
-  --pattern "trace:$out/data/auto_drift.trace" \
-  --pattern "trace:$out/data/auto_fastdrift.trace" \
-  --pattern "trace:$out/data/auto_flip.trace" --imbalance 1x \
-  --reps "$auto_reps" --warmup 4
+  --sizes "$auto_sizes" "$@" --imbalance 1x --reps "$auto_reps" --warmup 4
 
 # The same goal with each pattern alone (issue 14 states it per
 # pattern): one run per pattern, so auto starts each from patbench's
@@ -213,7 +217,7 @@ run --no-plot auto_p64 64 \
 if [ "$quick" = 1 ]; then
   alone_patterns="none single" alone_reps=6
 else
-  alone_patterns="none single odd k-random:4 gamma:1x:1 trace:$out/data/auto_steady.trace trace:$out/data/auto_drift.trace trace:$out/data/auto_fastdrift.trace trace:$out/data/auto_flip.trace"
+  alone_patterns=$auto_patterns
   alone_reps=30
 fi
 i=0
