@@ -11,7 +11,11 @@
  * is completed, and its data observed, at the start of call k + L
  * (PAT_REDUCE_EXCHANGE_LAG), whatever has or has not completed locally
  * before.  No blocking collective sits in the reduction's critical path:
- * the wait in call k + L is for data every rank sent L calls ago.
+ * the wait in call k + L is for data every rank sent L calls ago.  L
+ * (pat_exchange_lag) is the calls the rounds need, longer for small
+ * messages, whose trees' leaves advance the exchange once a call; it is
+ * fixed when the exchange starts, and the exchanges are observed in the
+ * order they started (a shorter lag after a longer one waits for it).
  *
  * The allgather is our own, on point-to-point messages (Bruck's
  * algorithm): in round j = 0 .. ceil(log2 P) - 1 rank r sends the
@@ -141,7 +145,7 @@ typedef struct pending {
 struct pat_state {
   MPI_Comm priv;
   int nranks, rank, rounds, clock_tag, exchange_tag;
-  int lag; /* pat_exchange_lag(nranks) */
+  long last_due; /* the due call of the last exchange started */
   const pat_config *cfg;
   int global_clock;
   double offset; /* add to pat_clock_local() for the global time base */
@@ -241,10 +245,17 @@ static int log2_ceil(int n) {
   return r;
 }
 
-int pat_exchange_lag(int nranks) {
+/* A message whose round costs under PAT_EXCHANGE_SMALL_ALPHAS latencies. */
+static int small_message(const pat_model *model, double bytes) {
+  return pat_model_round_cost(model, bytes) <
+         PAT_EXCHANGE_SMALL_ALPHAS * model->alpha;
+}
+
+int pat_exchange_lag(const pat_model *model, double bytes, int nranks) {
   int lag = pat_config_get()->exchange_lag;
   if (lag == 0)
-    lag = (log2_ceil(nranks) + 1) / 2;
+    lag = small_message(model, bytes) ? log2_ceil(nranks)
+                                      : (log2_ceil(nranks) + 1) / 2;
   return lag > 1 ? lag : 1;
 }
 
@@ -357,7 +368,7 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
   PMPI_Comm_size(priv, &ps->nranks);
   PMPI_Comm_rank(priv, &ps->rank);
   ps->rounds = log2_ceil(ps->nranks);
-  ps->lag = pat_exchange_lag(ps->nranks);
+  ps->last_due = -1;
   ps->work = malloc((size_t)ps->nranks * sizeof *ps->work);
   ps->hist = malloc((size_t)ps->nranks * PAT_OBSERVED_KEPT * sizeof *ps->hist);
   ps->pairs = malloc((size_t)ps->nranks * KEPT * 2 * sizeof *ps->pairs);
@@ -569,9 +580,7 @@ int pat_exchange_interval(const pat_model *model, double bytes, int nranks) {
   double wire = records * model->beta; /* their time on the wire */
   if (every >= 0)
     return every;
-  every = d < PAT_EXCHANGE_SMALL_ALPHAS * model->alpha
-              ? PAT_EXCHANGE_SMALL_EVERY
-              : 1;
+  every = small_message(model, bytes) ? PAT_EXCHANGE_SMALL_EVERY : 1;
   while (pat_exchange_on_wire(nranks) && every < PAT_EXCHANGE_MAX_EVERY &&
          wire * PAT_EXCHANGE_SHARE > (double)every * d)
     every *= 2;
@@ -651,10 +660,12 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
   pat_model m;
   int observed = 0;
   ps->quiet_bytes = NAN;
-  if (pat_state_model(ps, &m))
+  if (pat_state_model(ps, &m)) {
     every = pat_exchange_interval(&m, bytes, ps->nranks);
-  else /* no model yet: exchange every call (auto) until one is fitted */
+  } else { /* no model yet: exchange every call (auto) until one is fitted */
     every = automatic ? 1 : ps->cfg->exchange_interval;
+    m = *pat_config_model(ps->cfg); /* for the lag */
+  }
   ps->base_class = pat_size_class(bytes);
   ps->seen_of[ps->base_class] = ps->calls;
   if (ps->base_of[ps->base_class] != every) {
@@ -703,7 +714,12 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
     ps->xstamp = *stamp;
     ps->xexit = NAN;
     p->call = ps->calls;
-    p->due = ps->calls + ps->lag;
+    /* observed in the order started, every rank alike: a lag shorter
+     * than the exchange before's waits for it */
+    p->due = ps->calls + pat_exchange_lag(&m, bytes, ps->nranks);
+    if (p->due < ps->last_due)
+      p->due = ps->last_due;
+    ps->last_due = p->due;
     p->slot = slot;
     rc = exchange_start(ps, p, mine);
     /* counted even on an error: its requests are waited for at the end */

@@ -105,11 +105,19 @@ int pat_model_configured(pat_model *model);
 /* ---- the stamp exchange -------------------------------------------------
  */
 
-/* The calls between a stamp exchange's start and its use on a communicator
- * of nranks ranks: PAT_REDUCE_EXCHANGE_LAG, or when that is 0 (automatic)
- * ceil(ceil(log2 nranks) / 2), at least 1: the exchange takes ceil(log2
- * nranks) rounds and advances at every call's start and end (pat/pat.c). */
-int pat_exchange_lag(int nranks);
+/* The calls between the start of a stamp exchange in a call of bytes per
+ * rank on a communicator of nranks ranks and its use, under model:
+ * PAT_REDUCE_EXCHANGE_LAG, or when that is 0 (automatic) the calls its
+ * ceil(log2 nranks) rounds need, at least 1.  A round goes out once the
+ * round before came in, which a rank checks at a call's start and end
+ * (pat/pat.c): two rounds a call, ceil(ceil(log2 nranks) / 2) calls,
+ * where the ranks take a while in a call.  Where a round costs under
+ * PAT_EXCHANGE_SMALL_ALPHAS latencies the leaves of a tree send and
+ * leave as they arrive, one check, and the lag is ceil(log2 nranks)
+ * (SMPI, P = 64, 8 B, localredirect under auto, balanced: with a lag of
+ * 3, 48 of the 64 ranks waited 6-9 us for the exchange at its due call's
+ * start, half a call, and came late to the reduction; with 6, none). */
+int pat_exchange_lag(const pat_model *model, double bytes, int nranks);
 
 /* Every how many calls a call of bytes per rank on a communicator of
  * nranks ranks starts a stamp exchange under model:

@@ -872,8 +872,10 @@ struct pat_auto {
    * its plan, if it planned */
   pat_reduce_alg aware_kept;
   pat_replay *aware_replay;
-  /* decisions not scored yet, a ring by call */
+  /* decisions not scored yet, a ring by call; lag: the longest exchange
+   * lag of the calls decided so far (pending_slots) */
   pending wait[PAT_AUTO_PENDING];
+  int lag;
   /* what was learned, per size class, and the last decision's class */
   learned cls[PAT_AUTO_CLASSES];
   int cur;
@@ -921,6 +923,7 @@ pat_auto *pat_auto_alloc(int nranks) {
   if (s != NULL) {
     s->nranks = nranks;
     s->cycle = 1;
+    s->lag = 1;
     for (int i = 0; i < PAT_AUTO_PENDING; i++)
       s->wait[i].call = s->wait[i].ran_call = -1;
     for (int k = 0; k < PAT_AUTO_CLASSES; k++) {
@@ -1194,9 +1197,11 @@ static int keep(pat_sched_params *dst, const pat_sched_params *p) {
  * decision of exchanged call c is scored when c is observed, L calls later
  * (pat_exchange_lag), and its realized time comes when the next exchanged
  * call is observed: at most L + 2 exchanged calls wait at once (one per
- * call of the lag, c, and the next), so L + 3 slots, found by call. */
+ * call of the lag, c, and the next), so L + 3 slots, found by call.  L is
+ * the longest lag of the calls decided so far (a small message's is
+ * longer: the slots never shrink under a decision waiting). */
 static int pending_slots(const pat_auto *s) {
-  int n = pat_exchange_lag(s->nranks) + 3;
+  int n = s->lag + 3;
   return n < PAT_AUTO_PENDING ? n : PAT_AUTO_PENDING;
 }
 
@@ -2295,6 +2300,11 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
                   pat_config_get()->exchange_interval <= PAT_EXCHANGE_MAX_EVERY;
   s->cur = size_class(p);
   l = &s->cls[s->cur];
+  {
+    int lag = pat_exchange_lag(
+        &p->model, (double)p->count * (double)p->elem_size, s->nranks);
+    s->lag = lag > s->lag ? lag : s->lag;
+  }
   if (l->ref >= 0 && memcmp(&l->at.model, &p->model, sizeof p->model) != 0)
     follow(l, &p->model); /* refitted: the choices are due again */
   /* blind since a window's scores: the aware choice only serves to

@@ -66,8 +66,10 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
     [PAT_ENV_EXCHANGE_LAG] = {"PAT_REDUCE_EXCHANGE_LAG", "0",
                               "an exchange started in call k is completed "
                               "and used in call k + L (1 <= L <= 64); 0: "
-                              "automatic, ceil(ceil(log2 P) / 2), the "
-                              "calls its rounds need",
+                              "automatic, the calls its rounds need: "
+                              "ceil(log2 P) for messages whose round cost "
+                              "is under 10 latencies, else "
+                              "ceil(ceil(log2 P) / 2)",
                               0, PAT_SCOPE_ARRIVALS},
     [PAT_ENV_CLOCK_REFRESH] = {"PAT_REDUCE_CLOCK_REFRESH", "0",
                                "re-estimate the clock offsets to rank 0 "

@@ -168,7 +168,7 @@ static int load_model(sweep *s) {
 
 /* Calls the predictor of PAT_REDUCE_PREDICTOR needs to see only the
  * current pattern: its window, plus the exchange lag, plus one. */
-static int predictor_warmup(int nranks) {
+static int predictor_warmup(const sweep *s) {
   const char *p = getenv("PAT_REDUCE_PREDICTOR");
   long window = 5; /* the default, cycle:5: sma:5 without a cycle */
   if (p != NULL && strncasecmp(p, "last", 4) == 0)
@@ -177,7 +177,8 @@ static int predictor_warmup(int nranks) {
            (strncasecmp(p, "sma:", 4) == 0 || strncasecmp(p, "cycle:", 6) == 0))
     window = strtol(strchr(p, ':') + 1, NULL, 10);
   return (int)(window > 0 && window < 1000 ? window : 5) + 1 +
-         pat_exchange_lag(nranks);
+         pat_exchange_lag(&s->model, (double)s->count * sizeof(double),
+                          s->size);
 }
 
 static void sleep_seconds(double t) {
@@ -363,7 +364,6 @@ int main(int argc, char **argv) {
   for (int row = 0; row < NROWS; row++)
     s.comm[row] = MPI_COMM_NULL;
   s.late = s.size - 1;
-  s.clairvoyant_warmup = predictor_warmup(s.size);
   s.ndelays = (int)(sizeof default_k / sizeof default_k[0]);
   memcpy(s.k, default_k, sizeof default_k);
   bad = parse_args(&s, argc, argv) || load_model(&s) || s.size < 2;
@@ -373,6 +373,7 @@ int main(int argc, char **argv) {
                       "[reps=R>=1] [late=RANK<P] [oracle=LO:HI] (P >= 2)\n");
     goto out;
   }
+  s.clairvoyant_warmup = predictor_warmup(&s);
   s.send = malloc((size_t)s.count * sizeof *s.send);
   s.recv = malloc((size_t)s.count * sizeof *s.recv);
   s.want = malloc((size_t)s.count * sizeof *s.want);

@@ -672,7 +672,7 @@ static void trial_on_exchanged_calls(void **state) {
   double predicted[P];
   pat_sched_params p = params(P, 8, predicted), none = params(P, 8, NULL);
   pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
-  int L = pat_exchange_lag(P), sw, late_runs = 0;
+  int L = pat_exchange_lag(&p.model, 8.0 * 8, P), sw, late_runs = 0;
   pat_reduce_alg ran[CALLS];
   (void)state;
   without_localredirect();
@@ -855,7 +855,7 @@ static void realized_times_after_a_long_interval(void **state) {
   pat_sched_params p = params(P, 8, predicted);
   pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
   double d = pat_sched_round_cost(&p);
-  int lag = pat_exchange_lag(P), sw;
+  int lag = pat_exchange_lag(&p.model, 8.0 * 8, P), sw;
   pat_reduce_alg ran[CALLS];
   double most = 1;
   pat_auto *au = pat_auto_alloc(P);
@@ -1616,7 +1616,7 @@ static void paced_init(paced *s) {
   s->au = pat_auto_alloc(PACED_P);
   assert_non_null(s->au);
   s->base = s->every = pat_exchange_interval(&s->p.model, 8, PACED_P);
-  s->lag = pat_exchange_lag(PACED_P);
+  s->lag = pat_exchange_lag(&s->p.model, 8, PACED_P);
   s->soon = s->prev = -1;
   setenv("PAT_REDUCE_ALGORITHM", "binomial,binomial", 1);
   pat_reduce_config_reload();
@@ -2321,7 +2321,10 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
   pat_reduce_alg *ran = calloc((size_t)calls, sizeof *ran);
   long *xs = calloc((size_t)calls, sizeof *xs);
   pat_auto *au = pat_auto_alloc(P), *ref = pat_auto_alloc(P);
-  int lag = pat_exchange_lag(P), nx = 0, stretch[2] = {1, 1};
+  /* one lag for both sizes: the count's (the layer's 64 KiB exchanges
+   * have a shorter one, observed in order all the same) */
+  int lag = pat_exchange_lag(&p.model, 8.0 * count, P), nx = 0;
+  int stretch[2] = {1, 1};
   long own[2] = {0, 0}; /* each size's calls: the layer paces its own */
   long soon = -1, upto, rec_next = -1, rec_upto = -1, rec_count = 0;
   pat_reduce_alg rec_row = PAT_REDUCE_ALG_BINOMIAL;

@@ -582,10 +582,39 @@ static void exchange_interval_auto(void **state) {
   assert_int_equal(pat_exchange_interval(&no_latency, 56, 3), 1);
 }
 
+/* The automatic exchange lag: the calls its ceil(log2 P) rounds need,
+ * two a call where the ranks take a while in a call, one for small
+ * messages (a tree's leaves send and leave as they arrive); a set
+ * PAT_REDUCE_EXCHANGE_LAG whatever the message. */
+static void exchange_lag_auto(void **state) {
+  const pat_model curie = {2.6677e-6, 4.8179e-10, 1.6654e-10};
+  (void)state;
+  unsetenv("PAT_REDUCE_EXCHANGE_LAG");
+  pat_reduce_config_reload();
+  assert_int_equal(pat_exchange_lag(&curie, 8, 64), 6);
+  assert_int_equal(pat_exchange_lag(&curie, 1 << 20, 64), 3);
+  assert_int_equal(pat_exchange_lag(&curie, 65536, 1024), 5);
+  assert_int_equal(pat_exchange_lag(&curie, 8, 1024), 10);
+  assert_int_equal(pat_exchange_lag(&curie, 8, 2), 1);
+  assert_int_equal(pat_exchange_lag(&curie, 1 << 20, 2), 1);
+  assert_int_equal(pat_exchange_lag(&curie, 8, 5), 3);
+  assert_int_equal(pat_exchange_lag(&curie, 1 << 20, 5), 2);
+  /* round cost 10 latencies: the 8 B rule ends just below it */
+  assert_int_equal(pat_exchange_lag(&(pat_model){1e-6, 9e-6, 0}, 1, 64), 3);
+  assert_int_equal(pat_exchange_lag(&(pat_model){1e-6, 8.9e-6, 0}, 1, 64), 6);
+  setenv("PAT_REDUCE_EXCHANGE_LAG", "2", 1);
+  pat_reduce_config_reload();
+  assert_int_equal(pat_exchange_lag(&curie, 8, 64), 2);
+  assert_int_equal(pat_exchange_lag(&curie, 1 << 20, 64), 2);
+  unsetenv("PAT_REDUCE_EXCHANGE_LAG");
+  pat_reduce_config_reload();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(no_history_predicts_balanced),
       cmocka_unit_test(exchange_interval_auto),
+      cmocka_unit_test(exchange_lag_auto),
       cmocka_unit_test(sma_averages_the_window),
       cmocka_unit_test(sma_result_is_relative),
       cmocka_unit_test(last_repeats_the_last_pattern),
