@@ -393,11 +393,12 @@ and auto's mean over it).  Data: `data/auto_p64.csv`.  All patterns run
 one after the other on one communicator, 16 calls each, so each pattern
 starts with what `auto` learned from the one before: at 8 B, where stamps
 are exchanged every 8th call, a change of pattern is seen only at the
-next exchanged call and the lag after it (about 11 calls at P = 64).
+next exchanged call and the lag after it (up to 14 calls at P = 64).
 There `localredirect`, which absorbs late ranks without a prediction,
 runs in `binomial`'s place (see `src/auto/auto.c`, "Absorbing rows"):
 from the start, as it costs `binomial`'s calls nothing balanced (its
-estimate is `binomial`'s walk; in SMPI 1.008x `binomial`'s median), so
+estimate is `binomial`'s walk; in SMPI `localredirect` takes 1.008x
+`binomial`'s median, `auto` 1.015x, by the mean 1.014x), so
 every 8 B pattern takes its time: the last rank late 1.000x (0.69x
 `binomial`; 1.012x when it waited for the observed calls to show
 gains, by the mean 1.026 against 1.175), the random, gamma and trace
@@ -494,13 +495,18 @@ calls only once the observed calls showed it gaining) the last rank
 late took 1.48x `localredirect`'s median here, 4 random ranks 1.32x and
 gamma arrivals 1.04x: after the balanced spell the late ranks were seen
 up to 64 calls later.  With 4 random ranks late at 8 B `auto` runs
-`localredirect` on every call (checked with a print of its decisions),
-under the same delays as the `localredirect` row, and still takes 1.107x
-its median and 1.039x its mean: the calls' times are bimodal (0.022 to
-0.024 ms, or 0.027 to 0.032, by where the late ranks fall) and the
-median sits at the jump; the rest is what the stamp exchange costs at
-8 B under arrivals (balanced: 1.014x `binomial`'s median, 1.063x its
-mean), not understood further.  At 1 MiB with the last rank late `auto`
+`localredirect` on every call, under the same delays as the
+`localredirect` row; it took 1.107x its median (1.039x its mean) while
+the stamp exchange's lag at 8 B was half its rounds: a tree's leaves
+send and leave as they arrive, so they advance the exchange once a call,
+and at the due call 48 of the 64 ranks waited 6-9 us for it (half a
+call) before they reduced.  Those waits made ranks late to
+`localredirect`'s tree, which learned a longer slack from them, and
+some of the random delays' calls then took a longer path (the times
+are bimodal, 0.022 to 0.024 ms or 0.027 to 0.032, and the median sits
+at the jump).  Small messages now wait all the rounds (6 calls at
+P = 64; `PAT_REDUCE_EXCHANGE_LAG`) and no rank waits: 0.998x, and the
+balanced mean 1.015x `binomial`'s where it was 1.063x.  At 1 MiB with the last rank late `auto`
 stays with `radixk` for the pattern's 30 calls (1.000x; 16 calls after
 `none` in the table above it plans around the late rank, 0.902x): the
 paced exchange and the evidence a plan needs take longer than the
