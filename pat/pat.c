@@ -146,6 +146,7 @@ struct pat_state {
   MPI_Comm priv;
   int nranks, rank, rounds, clock_tag, exchange_tag;
   long last_due; /* the due call of the last exchange started */
+  int lag_max;   /* pat_state_lag */
   const pat_config *cfg;
   int global_clock;
   double offset; /* add to pat_clock_local() for the global time base */
@@ -369,6 +370,7 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
   PMPI_Comm_rank(priv, &ps->rank);
   ps->rounds = log2_ceil(ps->nranks);
   ps->last_due = -1;
+  ps->lag_max = 1;
   ps->work = malloc((size_t)ps->nranks * sizeof *ps->work);
   ps->hist = malloc((size_t)ps->nranks * PAT_OBSERVED_KEPT * sizeof *ps->hist);
   ps->pairs = malloc((size_t)ps->nranks * KEPT * 2 * sizeof *ps->pairs);
@@ -720,6 +722,8 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
     if (p->due < ps->last_due)
       p->due = ps->last_due;
     ps->last_due = p->due;
+    if (p->due - ps->calls > ps->lag_max)
+      ps->lag_max = (int)(p->due - ps->calls);
     p->slot = slot;
     rc = exchange_start(ps, p, mine);
     /* counted even on an error: its requests are waited for at the end */
@@ -738,6 +742,8 @@ int pat_state_arrive(pat_state *ps, double bytes, double *stamp) {
 static int interval_now(const pat_state *ps, double bytes) {
   return bytes == ps->quiet_bytes ? paced_last(ps) : -1;
 }
+
+int pat_state_lag(const pat_state *ps) { return ps->lag_max; }
 
 int pat_state_cycle(const pat_state *ps) {
   return pat_predictor_cycle(ps->pred);

@@ -159,6 +159,10 @@ int pat_state_quiet(const pat_state *ps, double bytes);
 /* The cycle the predictions follow (pat_predictor_cycle of the layer's
  * predictor; 1: none). */
 int pat_state_cycle(const pat_state *ps);
+/* The longest lag, in calls, from an exchange's start to its observation
+ * so far (1 before the first; a shorter lag held behind a longer one
+ * counts as held): the same on every rank. */
+int pat_state_lag(const pat_state *ps);
 void pat_state_skip(pat_state *ps);
 
 /* The last call up to which every call of bytes is quiet, from the

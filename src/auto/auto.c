@@ -873,7 +873,8 @@ struct pat_auto {
   pat_reduce_alg aware_kept;
   pat_replay *aware_replay;
   /* decisions not scored yet, a ring by call; lag: the longest exchange
-   * lag of the calls decided so far (pending_slots) */
+   * lag of the calls decided so far and of the layer's exchanges
+   * (pending_slots) */
   pending wait[PAT_AUTO_PENDING];
   int lag;
   /* what was learned, per size class, and the last decision's class */
@@ -968,6 +969,10 @@ int pat_auto_blind(const pat_auto *s) { return s->cls[s->cur].blind_mode; }
 
 void pat_auto_set_cycle(pat_auto *s, int cycle) {
   s->cycle = cycle > 1 ? cycle : 1;
+}
+
+void pat_auto_set_lag(pat_auto *s, int lag) {
+  s->lag = lag > s->lag ? lag : s->lag;
 }
 
 int pat_auto_settled(const pat_auto *s) { return s->settled_now; }
@@ -1198,8 +1203,10 @@ static int keep(pat_sched_params *dst, const pat_sched_params *p) {
  * (pat_exchange_lag), and its realized time comes when the next exchanged
  * call is observed: at most L + 2 exchanged calls wait at once (one per
  * call of the lag, c, and the next), so L + 3 slots, found by call.  L is
- * the longest lag of the calls decided so far (a small message's is
- * longer: the slots never shrink under a decision waiting). */
+ * the longest lag of the calls decided so far and of the PAT layer's
+ * exchanges (pat_auto_set_lag: a small message's is longer, and a call of
+ * another size, by name, holds auto's exchanges behind its own), and the
+ * slots never shrink under a decision waiting. */
 static int pending_slots(const pat_auto *s) {
   int n = s->lag + 3;
   return n < PAT_AUTO_PENDING ? n : PAT_AUTO_PENDING;
@@ -2702,6 +2709,7 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
     call = pat_state_calls(c->pat);
     exchanged = pat_state_exchanging(c->pat);
     pat_auto_set_cycle(s, pat_state_cycle(c->pat));
+    pat_auto_set_lag(s, pat_state_lag(c->pat));
   }
   *chosen = pat_auto_decide(s, &p, props, call, exchanged, NULL, -1, &switched);
   if (c->pat != NULL) {

@@ -96,6 +96,11 @@ int pat_auto_blind(const pat_auto *a);
  * call makes its aware choice (none is skimmed: see "Cost per call"). */
 void pat_auto_set_cycle(pat_auto *a, int cycle);
 
+/* The longest lag of the PAT layer's exchanges so far (pat_state_lag):
+ * auto keeps as many decisions waiting as that lag needs, and at least
+ * as many as the lags of the calls it decided (pat_exchange_lag). */
+void pat_auto_set_lag(pat_auto *a, int lag);
+
 /* The pace the last decision asks of the PAT layer's exchange
  * (pat_state_pace) for the calls of the decided call's size class: the
  * factor on its automatic interval, and the call that should exchange

@@ -770,6 +770,19 @@ static void test_mixed(void) {
         settled_at);
   check(2 * stretched >= judged, "the pace did not stretch in most rounds (%d)",
         stretched);
+  {
+    /* auto's 64 KiB exchanges wait behind the 8 B calls' longer lag: the
+     * layer tells auto its longest, alike on every rank */
+    pat_model m;
+    int lag = pat_state_lag(ps), lo = lag, hi = lag;
+    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, comm);
+    check(lo == hi, "the layer's longest lag differs between ranks (%d here)",
+          lag);
+    check(!pat_state_model(ps, &m) ||
+              lag >= pat_exchange_lag(&m, sizeof(long), size),
+          "the layer's longest lag (%d) is under the 8 B calls'", lag);
+  }
   MPI_Comm_free(&comm);
 }
 

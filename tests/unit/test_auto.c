@@ -2321,8 +2321,9 @@ static unsigned long quiet_against_full(int P, int count, int E, int calls,
   pat_reduce_alg *ran = calloc((size_t)calls, sizeof *ran);
   long *xs = calloc((size_t)calls, sizeof *xs);
   pat_auto *au = pat_auto_alloc(P), *ref = pat_auto_alloc(P);
-  /* one lag for both sizes: the count's (the layer's 64 KiB exchanges
-   * have a shorter one, observed in order all the same) */
+  /* one lag for both sizes, the count's (a simplification: the layer
+   * observes a 64 KiB exchange at its own, shorter lag unless one with a
+   * longer lag started before it is still due) */
   int lag = pat_exchange_lag(&p.model, 8.0 * count, P), nx = 0;
   int stretch[2] = {1, 1};
   long own[2] = {0, 0}; /* each size's calls: the layer paces its own */

@@ -599,7 +599,7 @@ static void exchange_lag_auto(void **state) {
   assert_int_equal(pat_exchange_lag(&curie, 1 << 20, 2), 1);
   assert_int_equal(pat_exchange_lag(&curie, 8, 5), 3);
   assert_int_equal(pat_exchange_lag(&curie, 1 << 20, 5), 2);
-  /* round cost 10 latencies: the 8 B rule ends just below it */
+  /* round cost 10 latencies: the small messages' rule ends just below it */
   assert_int_equal(pat_exchange_lag(&(pat_model){1e-6, 9e-6, 0}, 1, 64), 3);
   assert_int_equal(pat_exchange_lag(&(pat_model){1e-6, 8.9e-6, 0}, 1, 64), 6);
   setenv("PAT_REDUCE_EXCHANGE_LAG", "2", 1);
