@@ -1967,7 +1967,8 @@ void pat_auto_realized(pat_auto *s, long call, double seconds,
     if (pat_alg_table[a]->uses_arrivals && a == (int)w->ran)
       l->corr[a] = toward(l->corr[a], r);
     else if (pat_alg_table[a]->uses_arrivals && l->corr[a] != 1) {
-      l->corr[a] = fade_by(l->corr[a], ldexp(PAT_AUTO_CORR_FADE, -l->halved[a]));
+      l->corr[a] =
+          fade_by(l->corr[a], ldexp(PAT_AUTO_CORR_FADE, -l->halved[a]));
       l->faded[a] += l->faded[a] < UCHAR_MAX;
     }
   /* the planning rows' weights changed: the aware choice is due again
@@ -2307,11 +2308,9 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
                   pat_config_get()->exchange_interval <= PAT_EXCHANGE_MAX_EVERY;
   s->cur = size_class(p);
   l = &s->cls[s->cur];
-  {
-    int lag = pat_exchange_lag(
-        &p->model, (double)p->count * (double)p->elem_size, s->nranks);
-    s->lag = lag > s->lag ? lag : s->lag;
-  }
+  pat_auto_set_lag(s, pat_exchange_lag(&p->model,
+                                       (double)p->count * (double)p->elem_size,
+                                       s->nranks));
   if (l->ref >= 0 && memcmp(&l->at.model, &p->model, sizeof p->model) != 0)
     follow(l, &p->model); /* refitted: the choices are due again */
   /* blind since a window's scores: the aware choice only serves to

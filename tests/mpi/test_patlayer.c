@@ -241,8 +241,8 @@ static void test_exchange(void) {
 static void test_cycle(void) {
   /* the ctests set PAT_REDUCE_ROUND_COST=1ms: the model {1 ms, 0, 0} */
   const pat_model m = {1e-3, 0, 0};
-  int lag = pat_exchange_lag(&m, 2 * sizeof(long), size), right = 0,
-      from = 1, right_both = 0;
+  int lag = pat_exchange_lag(&m, 2 * sizeof(long), size), right = 0, from = 1,
+      right_both = 0;
   one_call(0, 1, 0); /* the clocks set up (offsets to rank 0) */
   for (int call = 1; call < 40; call++) {
     const pat_schedule *s = NULL;

@@ -182,8 +182,8 @@ static void drive_absorbing(pat_auto *au, const pat_sched_params *p,
                    : 1),
           NULL);
     }
-    ran[k] = pat_auto_decide(au, p, props, k, 1, k > 0 ? truth : NULL, k - 1,
-                             &sw);
+    ran[k] =
+        pat_auto_decide(au, p, props, k, 1, k > 0 ? truth : NULL, k - 1, &sw);
   }
 }
 
