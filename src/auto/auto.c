@@ -26,7 +26,8 @@
  * standard deviation of the realized over estimated times of the rows
  * that do not plan (add_noise; 0 in a deterministic simulation).
  * PAT_REDUCE_VERBOSE = 1 says each switch
- * (rank 0); = 2 names every call's choice.  Scores come from exchanged
+ * (rank 0); = 2 names every call's choice; = 3 adds, per call, what
+ * the decision read (rank 0: pat_auto_describe).  Scores come from exchanged
  * data only, so every rank switches at the same call.
  *
  * Model.  The PAT layer's (PAT_REDUCE_ROUND_COST, PAT_REDUCE_MODEL, or
@@ -2669,6 +2670,40 @@ pat_auto *pat_auto_of(pat_comm_state *st) {
   return ac != NULL ? ac->a : NULL;
 }
 
+/* A row's name, or "none" for a negative index. */
+static const char *row_name(int a) {
+  return a >= 0 && a < PAT_REDUCE_ALG_COUNT ? pat_alg_table[a]->name : "none";
+}
+
+int pat_auto_describe(const pat_auto *s, char *buf, size_t len) {
+  static const char *const phases[] = {"new",     "probing", "exploring",
+                                       "settled", "drifted", NULL};
+  _Static_assert(sizeof phases / sizeof phases[0] == PHASE_DRIFTED + 2,
+                 "a name for every phase, then the sentinel");
+  const learned *l = &s->cls[s->cur];
+  /* the whole line here (its fields are bounded: about 400 characters),
+   * then as much of it as buf holds */
+  char line[1024];
+  size_t n;
+  long shown = l->scored < PAT_AUTO_WINDOW ? l->scored : PAT_AUTO_WINDOW;
+  if (buf == NULL || len == 0)
+    return -1;
+  n = (size_t)snprintf(
+      line, sizeof line,
+      "class %d %s, predictions %s, aware %s, blind %s, trial %s, "
+      "trusted %s, absorbing %s (gain %+.3f), cycle %d, lag %d, pace x%d, "
+      "scores (aware - blind, newest first, us):%s",
+      s->cur, phases[l->phase], l->blind_mode ? "unused" : "used",
+      row_name((int)s->aware), row_name((int)s->blind),
+      s->trial_call >= 0 ? "pending" : "none", row_name(l->trusted),
+      absorbs(s, l) ? "on" : "off", l->absorb_gain, s->cycle, s->lag,
+      l->stretch, shown == 0 ? " none yet" : "");
+  for (long j = 0; j < shown && n < sizeof line; j++)
+    n += (size_t)snprintf(line + n, sizeof line - n, " %.3g",
+                          l->diff[(l->scored - 1 - j) % PAT_AUTO_WINDOW] * 1e6);
+  return snprintf(buf, len, "%s", line);
+}
+
 /* pat_alg_row.observed: the PAT layer observed an exchange at a call of
  * another row (a rules file's line), or of auto before it decides.  The
  * layer keeps the last PAT_OBSERVED_KEPT observations; with 100 calls of
@@ -2736,6 +2771,16 @@ static int auto_choose(pat_call *c, const pat_call_props *props,
                 pat_auto_correction(s, (pat_reduce_alg)a));
     if (settled == 1)
       fprintf(stderr, "; choosing %s\n", pat_alg_table[*chosen]->name);
+  }
+  if (c->rank == 0 && pat_config_get()->verbose >= 3) {
+    char why[1024];
+    pat_auto_describe(s, why, sizeof why);
+    fprintf(stderr,
+            "patreduce: auto on a communicator of %d ranks, call %lu, %.0f B: "
+            "%s%s; %s\n",
+            c->nranks, pat_comm_state_calls(c->state), c->bytes,
+            pat_alg_table[*chosen]->name,
+            exchanged ? " (stamps exchanged)" : "", why);
   }
   if (switched && c->rank == 0 && pat_config_get()->verbose >= 1)
     fprintf(stderr,

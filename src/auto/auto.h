@@ -91,6 +91,15 @@ int pat_auto_settled(const pat_auto *a);
 /* 1 while auto chooses without the predictions. */
 int pat_auto_blind(const pat_auto *a);
 
+/* One line (no newline) on what the last decision read, for its size
+ * class: the phase of measuring the rows, whether the predictions are
+ * used, the aware and blind choices, a trial pending, the trusted plan,
+ * the absorbing row, the predictions' cycle, the exchange's lag and pace,
+ * and the last scores (PAT_REDUCE_VERBOSE=3 prints it per call, rank 0).
+ * Writes at most len bytes, NUL included; returns the length the whole
+ * line has (snprintf's count: len or more if cut), -1 without a buffer. */
+int pat_auto_describe(const pat_auto *a, char *buf, size_t len);
+
 /* The cycle, in calls, that the predictions of the next calls follow
  * (pat_predictor_cycle; 1, the default: none).  While there is one, every
  * call makes its aware choice (none is skimmed: see "Cost per call"). */

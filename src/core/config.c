@@ -47,7 +47,9 @@ const pat_env_var pat_env_table[PAT_ENV_COUNT] = {
          "0 quiet; 1 one line per communicator at its first call (rank 0: "
          "the algorithm that served it), each fallback once, and at "
          "MPI_Finalize rank 0's calls per algorithm and fallbacks; 2 also "
-         "every call (rank, call number, count, root, algorithm), on stderr",
+         "every call (rank, call number, count, root, algorithm); 3 also "
+         "why auto chose each call's row (rank 0: its state, scores and "
+         "pace); on stderr",
          1, PAT_SCOPE_ALL},
     [PAT_ENV_PREDICTOR] = {"PAT_REDUCE_PREDICTOR", "cycle:5",
                            "arrival-time predictor of the clairvoyant "
@@ -332,7 +334,7 @@ void pat_config_parse(pat_config *cfg, const char *(*get)(const char *name)) {
   if (rules != NULL && rules[0] != '\0' &&
       pat_rules_read(rules, get, &cfg->rules, msg, sizeof msg) != PAT_SUCCESS)
     bad(cfg, PAT_SCOPE_ALL, "%s", msg);
-  parse_int(cfg, get, PAT_ENV_VERBOSE, 0, 2, NULL, &cfg->verbose);
+  parse_int(cfg, get, PAT_ENV_VERBOSE, 0, 3, NULL, &cfg->verbose);
   snprintf(cfg->predictor, sizeof cfg->predictor, "%s",
            pat_env_table[PAT_ENV_PREDICTOR].fallback);
   if (strlen(predictor) >= sizeof cfg->predictor)

@@ -462,7 +462,7 @@ typedef struct pat_config {
   /* the rows auto may pick (bit id): PAT_REDUCE_ALGORITHM as a list, all
    * by default */
   unsigned long long candidates;
-  int verbose;           /* 0 quiet, 1 fallbacks, 2 every call */
+  int verbose; /* 0 quiet, 1 fallbacks, 2 every call, 3 auto's reasons */
   char predictor[64];    /* a valid predictor spec */
   int exchange_interval; /* exchange the arrival stamps every N calls;
                             0: never; -1: auto (pat_exchange_interval) */

@@ -824,6 +824,7 @@ static void flip_flop_engages_steady_releases(void **state) {
   double d = pat_sched_round_cost(&p);
   pat_auto *au = pat_auto_alloc(P);
   int sw, engaged = -1, released = -1;
+  char why[1024];
   (void)state;
   for (int k = 0; k < CALLS; k++)
     for (int r = 0; r < P; r++) /* flips for 30 calls, then holds */
@@ -836,12 +837,42 @@ static void flip_flop_engages_steady_releases(void **state) {
       engaged = k;
     if (sw && !pat_auto_blind(au) && engaged >= 0 && k >= 30 && released < 0)
       released = k;
+    /* PAT_REDUCE_VERBOSE=3's line says the mode the decision left */
+    assert_true(pat_auto_describe(au, why, sizeof why) < (int)sizeof why);
+    assert_non_null(strstr(why, pat_auto_blind(au) ? "predictions unused"
+                                                   : "predictions used,"));
+    if (sw && k == engaged) /* the scores that engaged it: the newest lost */
+      assert_non_null(strstr(why, "newest first, us): "));
   }
   print_message("flip-flop: fallback at call %d, released at call %d\n",
                 engaged, released);
   assert_true(engaged >= 1 && engaged < 12);
   assert_true(released > 30 && released <= 45);
   assert_false(pat_auto_blind(au));
+  pat_auto_free(au);
+}
+
+/* pat_auto_describe (PAT_REDUCE_VERBOSE=3): before any score it says so;
+ * it never writes past len and ends the text there; no buffer is -1. */
+static void describe_fits_its_buffer(void **state) {
+  enum { P = 8 };
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8};
+  pat_sched_params p = params(P, 8, NULL);
+  pat_auto *au = pat_auto_alloc(P);
+  char why[1024], small[24];
+  int sw, n;
+  (void)state;
+  pat_auto_decide(au, &p, &props, 0, 1, NULL, -1, &sw);
+  n = pat_auto_describe(au, why, sizeof why);
+  assert_true(n > 0 && n < (int)sizeof why);
+  assert_int_equal((int)strlen(why), n);
+  assert_non_null(strstr(why, "predictions used,"));
+  assert_non_null(strstr(why, "none yet"));
+  memset(small, 'x', sizeof small);
+  assert_int_equal(pat_auto_describe(au, small, sizeof small), n);
+  assert_int_equal((int)strlen(small), (int)sizeof small - 1);
+  assert_int_equal(strncmp(small, why, sizeof small - 1), 0);
+  assert_int_equal(pat_auto_describe(au, NULL, 0), -1);
   pat_auto_free(au);
 }
 
@@ -2571,10 +2602,9 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(picks_within_ten_percent_of_the_best,
                                 reset_env),
-      cmocka_unit_test_teardown(late_leaf_absorbed_by_localredirect,
-                                reset_env),
-      cmocka_unit_test_teardown(absorbing_row_takes_the_blind_calls,
-                                reset_env),
+      cmocka_unit_test_teardown(late_leaf_absorbed_by_localredirect, reset_env),
+      cmocka_unit_test_teardown(describe_fits_its_buffer, reset_env),
+      cmocka_unit_test_teardown(absorbing_row_takes_the_blind_calls, reset_env),
       cmocka_unit_test_teardown(absorbing_row_takes_bandwidth_rows_calls,
                                 reset_env),
       cmocka_unit_test_teardown(absorbing_gain_asks_the_next_exchange,

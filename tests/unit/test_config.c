@@ -239,14 +239,14 @@ static void algorithm_lists_are_auto_candidates(void **state) {
 
 static void bad_verbosity_is_an_error(void **state) {
   pat_config cfg;
-  const char *bad[] = {"yes", "3", "-1", "1x", " 1"};
+  const char *bad[] = {"yes", "4", "-1", "1x", " 1"};
   (void)state;
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     set_env("binomial", bad[i]);
     pat_config_parse(&cfg, fake_getenv);
     assert_int_equal(cfg.error, PAT_ERR_BAD_ENV);
     assert_non_null(strstr(cfg.why, "PAT_REDUCE_VERBOSE="));
-    assert_non_null(strstr(cfg.why, "is not an integer in 0..2"));
+    assert_non_null(strstr(cfg.why, "is not an integer in 0..3"));
   }
 }
 
