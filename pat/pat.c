@@ -659,10 +659,9 @@ static int class_due(const pat_state *ps, int k, long every) {
 static void resample(pat_state *ps) {
   long next = ps->class_calls[ps->base_class] + 1;
   int every = paced_last(ps);
-  ps->sampling =
-      every > 0 &&
-      (multiple_of(next, every) ||
-       (ps->cfg->exchange_interval < 0 && ps->soon == ps->calls + 1));
+  ps->sampling = every > 0 &&
+                 (multiple_of(next, every) || (ps->cfg->exchange_interval < 0 &&
+                                               ps->soon == ps->calls + 1));
 }
 
 void pat_state_pace(pat_state *ps, double bytes, int stretch, long soon) {
