@@ -342,7 +342,7 @@ static void test_env(void) {
     return;
   } else {
     snprintf(want, sizeof want,
-             "PAT_REDUCE_VERBOSE=%s is not an integer in 0..2",
+             "PAT_REDUCE_VERBOSE=%s is not an integer in 0..3",
              verbose ? verbose : "(unset)");
   }
   rc = capture(text, sizeof text, 0, 1, &in, &out, 1, MPI_INT, MPI_SUM, 0,
