@@ -415,9 +415,15 @@ a segment while it combines the one before (2.021 and 2.539 before, by
 the mean 1.000); the blind choice is made for balanced arrivals, and the
 row that takes its calls where late ranks cost it ("Absorbing rows") is
 localredirect, which absorbs nothing at 1 MiB, not pipeline.  The
-predictor does not find the flip in the pattern's 16 calls here (its
-phases must beat SMA(5) on 3 patterns in a row, seen a lag late, after
-the fast drift's noise has left the window); run alone for 40 calls
+predictor does not find the flip in the pattern's 16 calls here: `auto`
+had chosen without the predictions for several patterns, and blind and
+settled its exchange's pace stretches, so the flip's calls were hardly
+exchanged (the patterns one after the other at 1 MiB only, where `auto`
+also takes 2.192 ms on the flip: blind from the odd ranks' pattern on,
+every 32nd call exchanged from the steady scene on; PAT_REDUCE_VERBOSE=3),
+and an even interval sees one phase of a flip only (12 calls of the fast
+drift and then 64 of the flip: `auto` ran radixk throughout, 2.203 ms);
+run alone for 40 calls
 (`--pattern trace:data/auto_flip.trace --reps 40`, 1 MiB) it is found
 and `auto` runs the plan for each call's late rank: 1.753 ms, 0.95x
 pipeline's median and 0.86x its mean (with SMA(5) 1.799).  At 8 B the
