@@ -205,7 +205,8 @@ struct pat_state {
   /* pat_state_sampling's answer, kept as its inputs change (the pace,
    * an arrival, a call's end: resample): a quiet call asked it 3 times,
    * 111 of the 648 instructions the library spent on auto's quiet call
-   * (callgrind, P = 2, 8 B) */
+   * (callgrind, P = 2, 8 B); 0 until the first arrival gives a class
+   * its interval */
   int sampling;
   /* what predicted was last computed from: the predictor's observations
    * (-1: none), the rounding grid (it changes only with them) and the
@@ -349,8 +350,6 @@ static const double *record(const pat_state *ps, const pending *p, int r) {
   return p->buf + (size_t)((r - ps->rank + ps->nranks) % ps->nranks) * FIELDS;
 }
 
-static void resample(pat_state *ps);
-
 int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
                     const pat_config *cfg, pat_state **out) {
   pat_state *ps = calloc(1, sizeof *ps);
@@ -368,7 +367,6 @@ int pat_state_alloc(MPI_Comm priv, int clock_tag, int exchange_tag,
   ps->stretch_last = 1;
   ps->soon = -1;
   ps->quiet_bytes = NAN;
-  resample(ps);
   ps->pred_seen = -1;
   ps->xexit = NAN;
   ps->left = NAN;
