@@ -268,7 +268,25 @@
  * comes with the next exchange), after a score, blind, that showed the
  * aware choice ahead (the evidence for switching back comes a call later,
  * not an interval later), and after a call apart while back to back and
- * stretched past PAT_EXCHANGE_MAX_EVERY, once for each.  A set
+ * stretched past PAT_EXCHANGE_MAX_EVERY, once for each.  A look:
+ * stretched where the automatic interval is every call (messages that
+ * are not small), an observed call whose arrivals the prediction missed
+ * on some rank by over PAT_AUTO_CALM_SPREAD of the blind choice's
+ * balanced estimate (prediction_missed) asks for each of the next
+ * PAT_AUTO_LOOK calls (auto.h), and so does every missed call among
+ * them, while the stretch stays (the sizes that take the last stretch
+ * set keep it: mpi_pat_mixed_p4, whose 8 B calls take auto's stretch
+ * and whose 64 KiB calls come spread on a loaded node).  A stretched interval
+ * that is even sees one phase of a flip only, so its cycle was never found:
+ * SMPI, P = 64, 1 MiB, 12 calls of the fast drift and then 64 of the flip (the
+ * last rank 1 ms late, then the first), auto ran radixk throughout (2.203 ms by
+ * the median), and with the look it finds the cycle and runs the plan for each
+ * call's late rank (1.753 ms; unit_auto look_after_a_missed_prediction).  The
+ * look's calls tell the PAT layer's cycle predictor; they are scored (and so
+ * move the mode) only once it reports a cycle: scored as they came, they also
+ * switched the mode where the arrivals do not cycle (the steady scene alone at
+ * 1 MiB: plans on trial, 1.025x radixk's median; unit_auto
+ * look_scores_wait_for_a_cycle).  A set
  * PAT_REDUCE_EXCHANGE_INTERVAL is kept as set.  A late rank that appears
  * during a long quiet spell is seen at the next exchange, up to 64 calls
  * or PAT_AUTO_REACT later, whichever is longer, at the calls' pace before
@@ -581,6 +599,10 @@ typedef struct learned {
    * prediction (blind, or the aware choice was the blind one) */
   int stretch;
   int quiet;
+  /* an observed call's prediction missed (score), and the call before
+   * which the look it asked exchanges every call (pace) */
+  int missed;
+  long look_until;
   long soon_scored; /* the score it last asked the next exchange for */
   /* the periods of the last observed calls that came apart (their root's
    * exit-to-exit time: the call and the work before it; a ring, newest
@@ -826,6 +848,7 @@ typedef struct pending {
   int b2b;                 /* it came back to back: its time is not used */
   int spell;               /* decided while the calls came back to back */
   int absorbed; /* its blind choice was the absorbing row (absorber) */
+  int looked;   /* exchanged for a look alone: scored once a cycle shows */
 } pending;
 
 /* the values of a pat_auto's state a decision reads and may change,
@@ -893,6 +916,7 @@ struct pat_auto {
    * its stretch is the decided class's), and the trial it last asked the
    * next call's exchange for */
   long soon, soon_trial;
+  int soon_look; /* soon was asked for a look alone (see "Pace") */
   /* where a costly estimate (a plan) comes from */
   pat_auto_planner planner;
   void *ctx;
@@ -1657,6 +1681,29 @@ static void score_absorbing(const pat_auto *s, learned *l, const pending *w,
     l->absorbing = 0;
 }
 
+/* Whether the arrivals predicted for call w (balanced where none were)
+ * missed its real ones (actual) on some rank by more than
+ * PAT_AUTO_CALM_SPREAD of the blind row bl's balanced estimate, both
+ * taken from their earliest rank (see "Pace": a look). */
+static int prediction_missed(const pending *w, pat_reduce_alg bl,
+                             const double *actual) {
+  pat_sched_params q = w->params;
+  const double *pred = w->params.arrivals;
+  double worst = 0, lo, plo = 0;
+  q.arrivals = actual;
+  lo = pat_sched_first_arrival(&q);
+  if (pred != NULL) {
+    q.arrivals = pred;
+    plo = pat_sched_first_arrival(&q);
+  }
+  for (int r = 0; r < q.nranks; r++) {
+    double e = fabs((actual[r] - lo) - (pred != NULL ? pred[r] - plo : 0));
+    worst = e > worst ? e : worst;
+  }
+  q.arrivals = NULL;
+  return worst > PAT_AUTO_CALM_SPREAD * pat_alg_table[bl]->estimate(&q);
+}
+
 /* Scores the decision of call, whose real arrivals were actual: both
  * choices' estimates under them, each corrected by its row's realized
  * over estimated ratio; the aware one must win by the machine's scatter
@@ -1697,9 +1744,12 @@ static void score(pat_auto *s, const double *actual, long call, double idle) {
                                   : under(w->ran, &w->params, NULL, actual, l);
   w->ran_call = call;
   w->spread = pat_sched_spread(&q);
+  l->missed |= !w->b2b && prediction_missed(w, bl, actual);
   /* back to back the predictions cannot pay: a score against them (a
    * score of 0 says nothing, decide_mode) */
-  if (!w->skimmed || w->b2b) /* else no aware choice: nothing to score */
+  /* (else no aware choice: nothing to score; and a look's call tells
+   * the cycle predictor, not the mode, until a cycle shows) */
+  if ((!w->skimmed || w->b2b) && !(w->looked && s->cycle <= 1))
     l->diff[l->scored++ % PAT_AUTO_WINDOW] =
         w->b2b           ? blind
         : w->aware == bl ? 0
@@ -2201,6 +2251,17 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
   while (l->stretch > 1 && l->stretch * every > longest)
     l->stretch /= 2;
   s->soon = -1;
+  s->soon_look = 0;
+  /* a look: stretched at every call's interval, an observed call whose
+   * prediction missed exchanges the next PAT_AUTO_LOOK calls, so that a
+   * new pattern's cycle can be seen (a stretched interval sees one phase
+   * of it) while the pace itself stays */
+  if (l->missed && automatic && call >= 0 && every == 1 && l->stretch > 1 &&
+      !b2b)
+    l->look_until = call + PAT_AUTO_LOOK;
+  else if (l->stretch == 1)
+    l->look_until = 0; /* every call's exchanged and scored: none to ask */
+  l->missed = 0;
   if (!automatic || call < 0)
     return;
   /* measuring rows: every call, so that the measuring ends in a few
@@ -2238,6 +2299,10 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
       l->soon_absorb != l->absorb_scored) {
     l->soon_absorb = l->absorb_scored;
     s->soon = call + 1;
+  }
+  if (s->soon < 0 && call < l->look_until) {
+    s->soon = call + 1;
+    s->soon_look = 1;
   }
 }
 
@@ -2400,6 +2465,7 @@ static pat_reduce_alg decide(pat_auto *s, const pat_sched_params *p,
       w->ran_call = -1;
       w->spell = back_to_back(l);
       w->absorbed = absorbed;
+      w->looked = s->soon_look && call == s->soon;
     }
   }
   pace(s, l, call, every, automatic);

@@ -20,6 +20,11 @@ typedef struct pat_auto pat_auto;
  * or this time, whichever is longer (auto.c, "Pace"). */
 #define PAT_AUTO_REACT 64e-3
 #define PAT_AUTO_MAX_APART 1024
+/* Stretched at an automatic interval of every call, the calls exchanged
+ * at once after an observed call whose predicted arrivals missed (a
+ * look, auto.c "Pace"): enough for the PAT layer's cycle predictor to
+ * see each phase of a cycle of up to 4 calls twice. */
+#define PAT_AUTO_LOOK 8
 _Static_assert(PAT_AUTO_MAX_APART >= PAT_EXCHANGE_MAX_EVERY &&
                    PAT_AUTO_MAX_APART <= PAT_EXCHANGE_MAX_PACED,
                "the pace apart lies between the automatic interval's "

@@ -1565,6 +1565,152 @@ static void pace_follows_the_predictions(void **state) {
   assert_int_equal(soon, 0);
 }
 
+/* A look (auto.c, "Pace"): settled, no prediction used (binomial the
+ * only candidate) and the pace stretched at an automatic interval of
+ * every call (64 KiB, P = 16), an observed call whose arrivals the
+ * prediction missed (the last rank 4 rounds late where all were
+ * predicted balanced) makes auto ask for each of the next PAT_AUTO_LOOK
+ * calls at once, while the stretch stays; balanced calls ask for none,
+ * and neither does a miss at 8 B (an automatic interval of 8: there an
+ * exchange costs about a reduction).  Returns the calls asked for after
+ * the miss's observation (none: -1 the first). */
+static int look_after(int count, int miss, int *first, int *stretch_kept) {
+  enum { P = 16, CALLS = 240, MISS = 200 };
+  double zeros[P] = {0}, late[P] = {0};
+  pat_sched_params p = params(P, count, zeros);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = count};
+  pat_auto *au = pat_auto_alloc(P);
+  pat_reduce_alg ran[CALLS];
+  int asked = 0, stretch = 0, before = 0, sw;
+  long soon;
+  setenv("PAT_REDUCE_ALGORITHM", "binomial,binomial", 1);
+  pat_reduce_config_reload();
+  late[P - 1] = 4 * pat_sched_round_cost(&p);
+  *first = -1;
+  for (int k = 0; k < CALLS; k++) {
+    /* the real arrivals of call k - 1, observed now */
+    const double *truth = k == MISS + 1 && miss ? late : zeros;
+    realized_two_back(au, &p, zeros, NULL, ran, k);
+    ran[k] =
+        pat_auto_decide(au, &p, &props, k, 1, k > 0 ? truth : NULL, k - 1, &sw);
+    pat_auto_pace(au, &stretch, &soon);
+    if (k == MISS)
+      before = stretch;
+    if (k > MISS && soon >= 0) {
+      assert_int_equal(soon, k + 1);
+      *first = *first < 0 ? k : *first;
+      asked++;
+    }
+    assert_true(k <= MISS || stretch >= before); /* the pace stays */
+  }
+  *stretch_kept = before;
+  pat_auto_free(au);
+  return asked;
+}
+
+static void look_after_a_missed_prediction(void **state) {
+  enum { MISS = 200 }; /* look_after's */
+  int first, stretch, asked;
+  (void)state;
+  asked = look_after(8192, 1, &first, &stretch);
+  print_message("look: stretch %d, %d calls asked for from call %d after a "
+                "miss at call %d;",
+                stretch, asked, first, MISS);
+  assert_true(stretch > 1);
+  assert_int_equal(asked, PAT_AUTO_LOOK);
+  assert_int_equal(first, MISS + 1);
+  asked = look_after(8192, 0, &first, &stretch);
+  print_message(" balanced %d;", asked);
+  assert_true(stretch > 1);
+  assert_int_equal(asked, 0);
+  asked = look_after(1, 1, &first, &stretch);
+  print_message(" at 8 B %d (stretch %d)\n", asked, stretch);
+  assert_true(stretch > 1);
+  assert_int_equal(asked, 0);
+}
+
+/* A look's calls tell the cycle predictor, not the mode (auto.c,
+ * "Pace"): P = 16, 64 KiB, binomial, radixk and clairvoyant, exchanged as the
+ * PAT layer paces them (a multiple of the stretch, or the call asked
+ * for), observed a call later.  Plans for a late rank who never comes make auto
+ * blind, balanced calls stretch the pace; from call FLIP the last rank is late
+ * on even calls and the first on odd ones, predicted right per call (as the
+ * cycle predictor would, once it found the cycle) and the first call
+ * observed after the flip's start shows a miss (predicted balanced).
+ * With the layer's cycle reported (2) the look's calls are scored and
+ * the plans are taken within the look; with none (1) the same calls are
+ * not, and auto stays blind until the next paced exchange (radixk the
+ * blind choice: binomial's, balanced, would lose to a plan).  Returns
+ * the first call using the predictions at or after FLIP (-1: none before
+ * CALLS); *missed: the flip's first exchanged call, *due: the first call
+ * due by the pace after it. */
+static int mode_after_look(int cycle, int *missed, int *due) {
+  enum { P = 16, CALLS = 600, FLIP = 400 };
+  double zeros[P] = {0}, last[P] = {0}, first[P] = {0};
+  pat_sched_params p = params(P, 8192, zeros);
+  pat_call_props props = {.commutative = 1, .contiguous = 1, .count = 8192};
+  pat_auto *au = pat_auto_alloc(P);
+  static pat_reduce_alg ran[CALLS];
+  static unsigned char exchanged[CALLS];
+  const double *truth[CALLS];
+  int stretch = 1, sw, used = -1, missed_at = -1;
+  long soon = -1;
+  setenv("PAT_REDUCE_ALGORITHM", "binomial,radixk,clairvoyant", 1);
+  pat_reduce_config_reload();
+  last[P - 1] = first[0] = 4 * pat_sched_round_cost(&p);
+  *due = -1;
+  for (int k = 0; k < CALLS; k++) {
+    int x = k - 1; /* the call observed now, if it was exchanged */
+    truth[k] = k < FLIP ? zeros : k % 2 == 0 ? last : first;
+    /* predicted: a late rank that does not come, then balanced, then the
+     * flip's phase (balanced for the call whose miss starts the look) */
+    p.arrivals = k < 100 ? last : k < FLIP || missed_at < 0 ? zeros : truth[k];
+    exchanged[k] = k % stretch == 0 || k == soon;
+    if (k >= FLIP && missed_at < 0 && exchanged[k])
+      missed_at = k;
+    if (k >= 2) {
+      pat_sched_params q = p;
+      q.arrivals = truth[k - 2];
+      pat_auto_realized(au, k - 2,
+                        ran[k - 2] == PAT_REDUCE_ALG_CLAIRVOYANT
+                            ? pat_clairvoyant_estimate(&q, truth[k - 2])
+                            : pat_alg_table[ran[k - 2]]->estimate(&q),
+                        NULL);
+    }
+    if (k >= FLIP)
+      pat_auto_set_cycle(au, cycle);
+    ran[k] = pat_auto_decide(au, &p, &props, k, exchanged[k],
+                             x >= 0 && exchanged[x] ? truth[x] : NULL,
+                             x >= 0 && exchanged[x] ? x : -1, &sw);
+    if (k == FLIP - 1) {
+      assert_true(pat_auto_blind(au));
+      assert_true(stretch >= 2 * PAT_AUTO_LOOK);
+    }
+    pat_auto_pace(au, &stretch, &soon);
+    if (missed_at >= 0 && k > missed_at + 1 && *due < 0 && k % stretch == 0)
+      *due = k;
+    if (k >= FLIP && used < 0 && !pat_auto_blind(au))
+      used = k;
+  }
+  pat_auto_free(au);
+  *missed = missed_at;
+  return used;
+}
+
+static void look_scores_wait_for_a_cycle(void **state) {
+  int miss2, miss1, due2, due1, with = mode_after_look(2, &miss2, &due2),
+                                without = mode_after_look(1, &miss1, &due1);
+  (void)state;
+  print_message("look: the flip first exchanged at call %d; the predictions "
+                "used again from call %d with a cycle, %d without (the "
+                "pace's next exchange due at %d)\n",
+                miss1, with, without, due1);
+  assert_int_equal(miss1, miss2);
+  assert_true(with > miss2 && with <= miss2 + PAT_AUTO_LOOK);
+  assert_true(due1 > miss1 + PAT_AUTO_LOOK);
+  assert_true(without >= due1);
+}
+
 /* The pace's longest interval while the calls come apart (auto.c,
  * "Pace"): past every 64th call as far as PAT_AUTO_REACT of the calls'
  * periods (exit to exit) allows.  8 B, P = 16, binomial the only
@@ -2631,6 +2777,8 @@ int main(void) {
       cmocka_unit_test_teardown(pace_shrinks_when_calls_slow, reset_env),
       cmocka_unit_test_teardown(pace_drops_when_calls_come_apart, reset_env),
       cmocka_unit_test_teardown(pace_stretches_back_to_back, reset_env),
+      cmocka_unit_test_teardown(look_after_a_missed_prediction, reset_env),
+      cmocka_unit_test_teardown(look_scores_wait_for_a_cycle, reset_env),
       cmocka_unit_test_teardown(measuring_serves_every_call, reset_env),
       cmocka_unit_test_teardown(measuring_runs_the_fastest_measured, reset_env),
       cmocka_unit_test_teardown(refitted_model_is_checked_again, reset_env),
