@@ -390,7 +390,8 @@ predict (binomial, localredirect, ring, butterfly, radixk, pipeline); the
 goal is auto / best blind <= 1.03 everywhere (bold: missed).  Medians in
 ms; the last column takes means instead (the best blind row by its mean,
 and auto's mean over it).  Data: `data/auto_p64.csv`.  All patterns run
-one after the other on one communicator, 16 calls each, so each pattern
+one after the other on one communicator, 12 calls each (the first not
+counted; 4 warm-up calls before the first pattern of each size), so each pattern
 starts with what `auto` learned from the one before: at 8 B, where stamps
 are exchanged every 8th call, a change of pattern is seen only at the
 next exchanged call and the lag after it (up to 14 calls at P = 64).
@@ -409,21 +410,30 @@ choice, radixk (2.192 ms every call); pipeline's calls alternate between
 1.853 ms (the root late: a chain's root absorbs up to P - 2 hops of
 delay) and 2.380 (the last rank, the chain's leaf, late), and 6 of the
 11 samples are of the first kind, so its median is the low mode; by the
-mean pipeline takes 2.093 ms, radixk 2.197, auto 2.197 (1.050).  Since
+mean pipeline takes 2.093 ms, radixk 2.197, auto 2.117 (1.012; 2.197
+before the look below).  Since
 tree programs above 4 KiB run on the dataflow, the chain's root receives
 a segment while it combines the one before (2.021 and 2.539 before, by
 the mean 1.000); the blind choice is made for balanced arrivals, and the
 row that takes its calls where late ranks cost it ("Absorbing rows") is
 localredirect, which absorbs nothing at 1 MiB, not pipeline.  The
-predictor does not find the flip in the pattern's 16 calls here: `auto`
+plans come too late for the median in the pattern's 12 calls: `auto`
 had chosen without the predictions for several patterns, and blind and
-settled its exchange's pace stretches, so the flip's calls were hardly
-exchanged (the patterns one after the other at 1 MiB only, where `auto`
-also takes 2.192 ms on the flip: blind from the odd ranks' pattern on,
-every 32nd call exchanged from the steady scene on; PAT_REDUCE_VERBOSE=3),
-and an even interval sees one phase of a flip only (12 calls of the fast
-drift and then 64 of the flip: `auto` ran radixk throughout, 2.203 ms);
-run alone for 40 calls
+settled its exchange's pace stretches to every 64th call, and an even
+interval sees one phase of a flip only.  Before, the flip's cycle was
+never found (12 calls of the fast drift and then 64 of the flip: `auto`
+ran radixk throughout, 2.203 ms).  Now a call whose arrivals the
+prediction missed by a tenth of the call makes `auto` exchange the next
+8 calls too (a look, `src/auto/auto.c`, "Pace"), which the cycle
+predictor needs: there it finds the cycle and runs the plan for each
+call's late rank, 1.753 ms by the median.  In the table (the patterns
+one after the other at 1 MiB only, with PAT_REDUCE_VERBOSE=3, give the
+same times: 2.193 ms, by the mean 2.117) the cycle is found at the flip's 10th call,
+as early as it can be: the stamps of a call arrive 3 calls later at
+P = 64, and the cycle must have predicted 3 calls in a row, each after
+one of the same phase (5 calls observed); the plans then run on its last
+2 calls, which moves the mean, not the median.
+Run alone for 40 calls
 (`--pattern trace:data/auto_flip.trace --reps 40`, 1 MiB) it is found
 and `auto` runs the plan for each call's late rank: 1.753 ms, 0.95x
 pipeline's median and 0.86x its mean (with SMA(5) 1.799).  At 8 B the
@@ -445,7 +455,7 @@ best mean at 64 KiB and 1 MiB before, when it was.  By the mean,
 too, 1 MiB `odd` (1.12) holds slow calls (plans run where the
 predictions pointed, before the scores turned `auto` blind).  At 64 KiB
 with the last rank late `auto` ran its PAT-blind choice through the
-pattern's 16 calls (0.361; the table's run before issue 14's measured
+pattern's 12 calls (0.361, now 0.363: the looks' exchanges; the table's run before issue 14's measured
 rows had clairvoyant there, 0.324; after the 8 B calls of one pattern
 only, the same pattern switches to clairvoyant 6 calls in: 0.325).
 
