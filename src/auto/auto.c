@@ -268,29 +268,30 @@
  * comes with the next exchange), after a score, blind, that showed the
  * aware choice ahead (the evidence for switching back comes a call later,
  * not an interval later), and after a call apart while back to back and
- * stretched past PAT_EXCHANGE_MAX_EVERY, once for each.  A look:
- * stretched where the automatic interval is every call (messages that
- * are not small), an observed call whose arrivals the prediction missed
- * on some rank by over PAT_AUTO_CALM_SPREAD of the blind choice's
- * balanced estimate (prediction_missed) asks for each of the next
- * PAT_AUTO_LOOK calls (auto.h), and so does every missed call among
- * them, while the stretch stays (the sizes that take the last stretch
- * set keep it: mpi_pat_mixed_p4, whose 8 B calls take auto's stretch
- * and whose 64 KiB calls come spread on a loaded node).  A stretched interval
- * that is even sees one phase of a flip only, so its cycle was never found:
- * SMPI, P = 64, 1 MiB, 12 calls of the fast drift and then 64 of the flip (the
- * last rank 1 ms late, then the first), auto ran radixk throughout (2.203 ms by
- * the median), and with the look it finds the cycle and runs the plan for each
- * call's late rank (1.753 ms; unit_auto look_after_a_missed_prediction).  The
- * look's calls tell the PAT layer's cycle predictor; they are scored (and so
- * move the mode) only once it reports a cycle: scored as they came, they also
- * switched the mode where the arrivals do not cycle (the steady scene alone at
- * 1 MiB: plans on trial, 1.025x radixk's median; unit_auto
- * look_scores_wait_for_a_cycle).  A set
- * PAT_REDUCE_EXCHANGE_INTERVAL is kept as set.  A late rank that appears
- * during a long quiet spell is seen at the next exchange, up to 64 calls
- * or PAT_AUTO_REACT later, whichever is longer, at the calls' pace before
- * (back to back: PAT_AUTO_MAX_APART calls or PAT_AUTO_REACT).
+ * stretched past PAT_EXCHANGE_MAX_EVERY, once for each.  A look: stretched
+ * where the automatic interval is every call (messages that are not
+ * small), an observed call whose arrivals the prediction missed on some
+ * rank by over PAT_AUTO_CALM_SPREAD of the blind choice's balanced
+ * estimate (prediction_missed) asks for each of the next PAT_AUTO_LOOK
+ * calls (auto.h), and so does every missed call among them, while the
+ * stretch stays (the sizes that take the last stretch set keep it:
+ * mpi_pat_mixed_p4, whose 8 B calls take auto's stretch and whose 64 KiB
+ * calls come spread on a loaded node).  A stretched interval that is even
+ * sees one phase of a flip only, so its cycle was never found: SMPI,
+ * P = 64, 1 MiB, 12 calls of the fast drift and then 64 of the flip (the
+ * last rank 1 ms late, then the first), auto ran radixk throughout (2.203
+ * ms by the median), and with the look it finds the cycle and runs the plan for
+ * each call's late rank (1.753 ms; unit_auto
+ * look_after_a_missed_prediction).  The look's calls tell the PAT layer's
+ * cycle predictor; they are scored (and so move the mode) only once it
+ * reports a cycle: scored as they came, they also switched the mode where
+ * the arrivals do not cycle (the steady scene alone at 1 MiB: plans on
+ * trial, 1.025x radixk's median; unit_auto look_scores_wait_for_a_cycle).
+ * A set PAT_REDUCE_EXCHANGE_INTERVAL is kept as set.  A late rank that
+ * appears during a long quiet spell is seen at the next exchange, up to
+ * 64 calls or PAT_AUTO_REACT later, whichever is longer, at the calls'
+ * pace before (back to back: PAT_AUTO_MAX_APART calls or
+ * PAT_AUTO_REACT).
  *
  * Ties.  A row ranks ahead of binomial only where its estimate is below
  * binomial's by more than PAT_AUTO_TIE (least_of): a lead of a fraction of
@@ -1746,9 +1747,9 @@ static void score(pat_auto *s, const double *actual, long call, double idle) {
   w->spread = pat_sched_spread(&q);
   l->missed |= !w->b2b && prediction_missed(w, bl, actual);
   /* back to back the predictions cannot pay: a score against them (a
-   * score of 0 says nothing, decide_mode) */
-  /* (else no aware choice: nothing to score; and a look's call tells
-   * the cycle predictor, not the mode, until a cycle shows) */
+   * score of 0 says nothing, decide_mode); skimmed, no aware choice was
+   * made: nothing to score; a look's call tells the cycle predictor, not
+   * the mode, until a cycle shows */
   if ((!w->skimmed || w->b2b) && !(w->looked && s->cycle <= 1))
     l->diff[l->scored++ % PAT_AUTO_WINDOW] =
         w->b2b           ? blind

@@ -1652,7 +1652,7 @@ static int mode_after_look(int cycle, int *missed, int *due) {
   pat_auto *au = pat_auto_alloc(P);
   static pat_reduce_alg ran[CALLS];
   static unsigned char exchanged[CALLS];
-  const double *truth[CALLS];
+  const double *truth[CALLS], *pred[CALLS];
   int stretch = 1, sw, used = -1, missed_at = -1;
   long soon = -1;
   setenv("PAT_REDUCE_ALGORITHM", "binomial,radixk,clairvoyant", 1);
@@ -1664,17 +1664,16 @@ static int mode_after_look(int cycle, int *missed, int *due) {
     truth[k] = k < FLIP ? zeros : k % 2 == 0 ? last : first;
     /* predicted: a late rank that does not come, then balanced, then the
      * flip's phase (balanced for the call whose miss starts the look) */
-    p.arrivals = k < 100 ? last : k < FLIP || missed_at < 0 ? zeros : truth[k];
+    p.arrivals = pred[k] = k < 100                     ? last
+                           : k < FLIP || missed_at < 0 ? zeros
+                                                       : truth[k];
     exchanged[k] = k % stretch == 0 || k == soon;
     if (k >= FLIP && missed_at < 0 && exchanged[k])
       missed_at = k;
-    if (k >= 2) {
+    if (k >= 2) { /* rows as modeled, a plan for its prediction */
       pat_sched_params q = p;
-      q.arrivals = truth[k - 2];
-      pat_auto_realized(au, k - 2,
-                        ran[k - 2] == PAT_REDUCE_ALG_CLAIRVOYANT
-                            ? pat_clairvoyant_estimate(&q, truth[k - 2])
-                            : pat_alg_table[ran[k - 2]]->estimate(&q),
+      q.arrivals = pred[k - 2];
+      pat_auto_realized(au, k - 2, realized(ran[k - 2], &q, truth[k - 2], 1),
                         NULL);
     }
     if (k >= FLIP)
