@@ -1574,18 +1574,20 @@ static void pace_follows_the_predictions(void **state) {
  * and neither does a miss at 8 B (an automatic interval of 8: there an
  * exchange costs about a reduction).  Returns the calls asked for after
  * the miss's observation (none: -1 the first). */
-static int look_after(int count, int miss, int *first, int *stretch_kept) {
+static int look_after(int nranks, int count, int miss, int *first,
+                      int *stretch_kept) {
   enum { P = 16, CALLS = 240, MISS = 200 };
   double zeros[P] = {0}, late[P] = {0};
-  pat_sched_params p = params(P, count, zeros);
+  pat_sched_params p = params(nranks, count, zeros);
   pat_call_props props = {.commutative = 1, .contiguous = 1, .count = count};
-  pat_auto *au = pat_auto_alloc(P);
+  pat_auto *au = pat_auto_alloc(nranks);
   pat_reduce_alg ran[CALLS];
   int asked = 0, stretch = 0, before = 0, sw;
   long soon;
   setenv("PAT_REDUCE_ALGORITHM", "binomial,binomial", 1);
   pat_reduce_config_reload();
-  late[P - 1] = 4 * pat_sched_round_cost(&p);
+  assert_true(nranks >= 2 && nranks <= P);
+  late[nranks - 1] = 4 * pat_sched_round_cost(&p);
   *first = -1;
   for (int k = 0; k < CALLS; k++) {
     /* the real arrivals of call k - 1, observed now */
@@ -1612,19 +1614,24 @@ static void look_after_a_missed_prediction(void **state) {
   enum { MISS = 200 }; /* look_after's */
   int first, stretch, asked;
   (void)state;
-  asked = look_after(8192, 1, &first, &stretch);
+  asked = look_after(16, 8192, 1, &first, &stretch);
   print_message("look: stretch %d, %d calls asked for from call %d after a "
                 "miss at call %d;",
                 stretch, asked, first, MISS);
   assert_true(stretch > 1);
   assert_int_equal(asked, PAT_AUTO_LOOK);
   assert_int_equal(first, MISS + 1);
-  asked = look_after(8192, 0, &first, &stretch);
+  asked = look_after(16, 8192, 0, &first, &stretch);
   print_message(" balanced %d;", asked);
   assert_true(stretch > 1);
   assert_int_equal(asked, 0);
-  asked = look_after(1, 1, &first, &stretch);
-  print_message(" at 8 B %d (stretch %d)\n", asked, stretch);
+  asked = look_after(16, 1, 1, &first, &stretch);
+  print_message(" at 8 B %d (stretch %d);", asked, stretch);
+  assert_true(stretch > 1);
+  assert_int_equal(asked, 0);
+  /* nor on two ranks, where no arrivals change the choice */
+  asked = look_after(2, 8192, 1, &first, &stretch);
+  print_message(" on 2 ranks %d (stretch %d)\n", asked, stretch);
   assert_true(stretch > 1);
   assert_int_equal(asked, 0);
 }
@@ -1785,18 +1792,22 @@ typedef struct paced {
   int base, every, lag;
 } paced;
 
-static void paced_init(paced *s) {
+/* On nranks ranks (at most PACED_P). */
+static void paced_init_ranks(paced *s, int nranks) {
+  assert_true(nranks >= 2 && nranks <= PACED_P);
   memset(s, 0, sizeof *s);
-  s->p = params(PACED_P, 1, NULL);
+  s->p = params(nranks, 1, NULL);
   s->props = (pat_call_props){.commutative = 1, .contiguous = 1, .count = 1};
-  s->au = pat_auto_alloc(PACED_P);
+  s->au = pat_auto_alloc(nranks);
   assert_non_null(s->au);
-  s->base = s->every = pat_exchange_interval(&s->p.model, 8, PACED_P);
-  s->lag = pat_exchange_lag(&s->p.model, 8, PACED_P);
+  s->base = s->every = pat_exchange_interval(&s->p.model, 8, nranks);
+  s->lag = pat_exchange_lag(&s->p.model, 8, nranks);
   s->soon = s->prev = -1;
   setenv("PAT_REDUCE_ALGORITHM", "binomial,binomial", 1);
   pat_reduce_config_reload();
 }
+
+static void paced_init(paced *s) { paced_init_ranks(s, PACED_P); }
 
 /* Calls from..to-1, each period seconds exit to exit after idle seconds;
  * returns the first of them after which the paced interval was at most
@@ -1813,11 +1824,11 @@ static long paced_calls(paced *s, long from, long to, double period,
     s->idle[k] = idle;
     s->exchanged[k] = k % s->every == 0 || k == s->soon;
     if (x >= 0 && s->exchanged[x]) {
-      for (int r = 0; r < PACED_P; r++)
+      for (int r = 0; r < s->p.nranks; r++)
         s->stamps[r] = (double)x * s->wall;
       pat_auto_observed(s->au, s->stamps, x, s->idle[x]);
       if (s->prev >= 0) {
-        for (int r = 0; r < PACED_P; r++)
+        for (int r = 0; r < s->p.nranks; r++)
           s->intervals[r] = s->period[s->prev];
         pat_auto_realized(s->au, s->prev, took, s->intervals);
       }
@@ -1937,6 +1948,42 @@ static void pace_stretches_back_to_back(void **state) {
   assert_true(back - cases[n - 1].calls <= 2 * PAT_EXCHANGE_MAX_PACED + s.lag);
   assert_int_equal(s.every, PAT_AUTO_MAX_APART);
   pat_auto_free(s.au);
+}
+
+/* The exchanged calls among the first calls of 8 B, each at the model's
+ * time and 1 ms apart, on nranks ranks; *every: the paced interval
+ * after them. */
+static int exchanged_in(int nranks, long calls, int *every) {
+  static paced s;
+  int n = 0;
+  paced_init_ranks(&s, nranks);
+  paced_calls(&s, 0, calls,
+              pat_alg_table[PAT_REDUCE_ALG_BINOMIAL]->estimate(&s.p), 1e-3, 0);
+  for (long k = 0; k < calls; k++)
+    n += s.exchanged[k];
+  *every = s.every;
+  pat_auto_free(s.au);
+  return n;
+}
+
+/* Two ranks (auto.c, "Pace"): every row waits for the later rank, so no
+ * arrivals can change auto's choice, and settled with no prediction used
+ * the pace goes to its longest at once, where on more ranks it doubles
+ * every PAT_AUTO_QUIET observed calls (a real node, 2 ranks with a core
+ * each, 8 B balanced, 2000 calls: 4 exchanged, 49 before). */
+static void two_ranks_pace_at_once(void **state) {
+  enum { CALLS = 2000 };
+  int every2, every16;
+  int two = exchanged_in(2, CALLS, &every2);
+  int sixteen = exchanged_in(16, CALLS, &every16);
+  (void)state;
+  print_message("pace: %d of %d calls exchanged on 2 ranks (then every %d), "
+                "%d on 16 (every %d)\n",
+                two, CALLS, every2, sixteen, every16);
+  assert_int_equal(every2, PAT_AUTO_MAX_APART);
+  assert_int_equal(every16, PAT_AUTO_MAX_APART);
+  assert_true(two <= 6);
+  assert_true(sixteen >= 2 * two);
 }
 
 /* The PAT layer refits the model while the first calls run: once the
@@ -2776,6 +2823,7 @@ int main(void) {
       cmocka_unit_test_teardown(pace_shrinks_when_calls_slow, reset_env),
       cmocka_unit_test_teardown(pace_drops_when_calls_come_apart, reset_env),
       cmocka_unit_test_teardown(pace_stretches_back_to_back, reset_env),
+      cmocka_unit_test_teardown(two_ranks_pace_at_once, reset_env),
       cmocka_unit_test_teardown(look_after_a_missed_prediction, reset_env),
       cmocka_unit_test_teardown(look_scores_wait_for_a_cycle, reset_env),
       cmocka_unit_test_teardown(measuring_serves_every_call, reset_env),
