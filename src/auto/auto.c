@@ -1690,16 +1690,14 @@ static void score_absorbing(const pat_auto *s, learned *l, const pending *w,
 }
 
 /* Whether the arrivals predicted for call w (balanced where none were)
- * missed its real ones (actual) on some rank by more than
- * PAT_AUTO_CALM_SPREAD of the blind row bl's balanced estimate, both
+ * missed its real ones (actual, the earliest at lo) on some rank by more
+ * than PAT_AUTO_CALM_SPREAD of the blind row bl's balanced estimate, both
  * taken from their earliest rank (see "Pace": a look). */
 static int prediction_missed(const pending *w, pat_reduce_alg bl,
-                             const double *actual) {
+                             const double *actual, double lo) {
   pat_sched_params q = w->params;
   const double *pred = w->params.arrivals;
-  double worst = 0, lo, plo = 0;
-  q.arrivals = actual;
-  lo = pat_sched_first_arrival(&q);
+  double worst = 0, plo = 0;
   if (pred != NULL) {
     q.arrivals = pred;
     plo = pat_sched_first_arrival(&q);
@@ -1719,7 +1717,7 @@ static int prediction_missed(const pending *w, pat_reduce_alg bl,
 static void score(pat_auto *s, const double *actual, long call, double idle) {
   pending *w;
   learned *l;
-  double aware, blind;
+  double aware, blind, first;
   pat_reduce_alg bl;
   pat_sched_params q; /* the call's, under its real arrivals */
   if (actual == NULL || call < 0)
@@ -1731,7 +1729,8 @@ static void score(pat_auto *s, const double *actual, long call, double idle) {
   l = &s->cls[w->cls];
   q = w->params;
   q.arrivals = actual;
-  walled(l, pat_sched_first_arrival(&q), call);
+  first = pat_sched_first_arrival(&q);
+  walled(l, first, call);
   if (isnan(idle)) { /* not known: as the calls have come lately */
     w->b2b = back_to_back(l);
   } else {
@@ -1752,7 +1751,7 @@ static void score(pat_auto *s, const double *actual, long call, double idle) {
                                   : under(w->ran, &w->params, NULL, actual, l);
   w->ran_call = call;
   w->spread = pat_sched_spread(&q);
-  l->missed |= !w->b2b && prediction_missed(w, bl, actual);
+  l->missed |= !w->b2b && prediction_missed(w, bl, actual, first);
   /* back to back the predictions cannot pay: a score against them (a
    * score of 0 says nothing, decide_mode); skimmed, no aware choice was
    * made: nothing to score; a look's call tells the cycle predictor, not
@@ -2257,11 +2256,12 @@ static void pace(pat_auto *s, learned *l, long call, int every, int automatic) {
       (!l->blind_mode && s->aware != s->blind)) {
     l->stretch = 1;
     l->quiet = 0;
-  } else if ((l->quiet >= PAT_AUTO_QUIET || !arrivals_matter(s)) &&
-             2 * l->stretch * every <= longest) {
-    do
+  } else if (!arrivals_matter(s) && 2 * l->stretch * every <= longest) {
+    while (2 * l->stretch * every <= longest) /* at once to the longest */
       l->stretch *= 2;
-    while (!arrivals_matter(s) && 2 * l->stretch * every <= longest);
+    l->quiet = 0;
+  } else if (l->quiet >= PAT_AUTO_QUIET && 2 * l->stretch * every <= longest) {
+    l->stretch *= 2;
     l->quiet = 0;
   }
   /* calls apart again, or slower: back to their longest */

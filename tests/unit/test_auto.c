@@ -1572,8 +1572,9 @@ static void pace_follows_the_predictions(void **state) {
  * predicted balanced) makes auto ask for each of the next PAT_AUTO_LOOK
  * calls at once, while the stretch stays; balanced calls ask for none,
  * and neither does a miss at 8 B (an automatic interval of 8: there an
- * exchange costs about a reduction).  Returns the calls asked for after
- * the miss's observation (none: -1 the first). */
+ * exchange costs about a reduction), nor on two ranks (nranks 2: a late
+ * rank there costs every row its delay).  Returns the calls asked for
+ * after the miss's observation (none: -1 the first). */
 static int look_after(int nranks, int count, int miss, int *first,
                       int *stretch_kept) {
   enum { P = 16, CALLS = 240, MISS = 200 };
@@ -1629,7 +1630,7 @@ static void look_after_a_missed_prediction(void **state) {
   print_message(" at 8 B %d (stretch %d);", asked, stretch);
   assert_true(stretch > 1);
   assert_int_equal(asked, 0);
-  /* nor on two ranks, where no arrivals change the choice */
+  /* nor on two ranks */
   asked = look_after(2, 8192, 1, &first, &stretch);
   print_message(" on 2 ranks %d (stretch %d)\n", asked, stretch);
   assert_true(stretch > 1);
@@ -1966,11 +1967,11 @@ static int exchanged_in(int nranks, long calls, int *every) {
   return n;
 }
 
-/* Two ranks (auto.c, "Pace"): every row waits for the later rank, so no
- * arrivals can change auto's choice, and settled with no prediction used
- * the pace goes to its longest at once, where on more ranks it doubles
- * every PAT_AUTO_QUIET observed calls (a real node, 2 ranks with a core
- * each, 8 B balanced, 2000 calls: 4 exchanged, 49 before). */
+/* Two ranks (auto.c, "Pace"): a late rank there costs every row its
+ * delay, so settled with no prediction used the pace goes to its longest
+ * at once, where on more ranks it doubles every PAT_AUTO_QUIET observed
+ * calls (a real node, 2 ranks with a core each, 8 B balanced, 2000
+ * calls: 4 exchanged, 41 before). */
 static void two_ranks_pace_at_once(void **state) {
   enum { CALLS = 2000 };
   int every2, every16;
