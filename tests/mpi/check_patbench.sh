@@ -5,8 +5,12 @@
 #   algorithm of the table among them (patreduce_info lists the table);
 # - n = REPS - 1 (the first repetition dropped), medians > 0 and inside
 #   their bootstrap interval, min <= median <= max;
-# - with pattern single at imbalance DELAY_S, every time-to-solution is at
-#   least 0.9 DELAY_S (the late rank's delay is in it);
+# - with pattern single at imbalance DELAY_S, every row's median
+#   time-to-solution is at least 0.9 DELAY_S (the late rank's delay is in
+#   it; without it, tens of us).  Not the minimum: time-to-solution runs
+#   from the earliest stamp, and a repetition whose punctual ranks were
+#   all descheduled as the late one left the barrier shows less of the
+#   delay (a minimum of 2.028 ms for 2 ms under a load of 16);
 # - the figures exist;
 # - the trace is a JSON object with send, receive and combine slices.
 set -eu
@@ -28,7 +32,7 @@ awk -F, -v reps="$reps" -v delay="$delay" '
       print "inconsistent summary:", $0; bad = 1
     }
     if ($col["pattern"] == "single" && $col["imbalance_s"] == delay &&
-        $col["tts_min"] < 0.9 * delay) {
+        $col["tts_median"] < 0.9 * delay) {
       print "delay missing from time-to-solution:", $0; bad = 1
     }
   }
