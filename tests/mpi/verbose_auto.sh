@@ -27,6 +27,7 @@ n=$(grep -cE "$line" "$out")
   { grep 'auto on' "$out" | head -5; fail "$n lines of auto's reasons, not $want"; }
 [ "$(grep -c 'auto on a communicator.*; class ' "$out")" -eq "$want" ] ||
   fail "a line of auto's reasons out of shape (or from another rank)"
-grep -E "$line" "$out" | grep -qE ': -?[0-9.e+-]+$' ||
+# (any number of scores: not "none yet")
+grep -E "$line" "$out" | grep -qE 'us\):( -?[0-9.e+-]+)+$' ||
   fail "no call with scores"
 echo "PASS: $n calls with their reasons"
