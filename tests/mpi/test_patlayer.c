@@ -40,9 +40,9 @@
  * test_patlayer quiet_cycle: every 5th call exchanged, its last rank
  *   1 s late on every other one (the clock skew hook, a barrier before
  *   each call), quiet calls skipped one by one: some calls are quiet
- *   before the default predictor sees the cycle (by the flip's 7th
- *   exchanged call, a lag later), and none once it follows it (the
- *   predictions differ from call to call).
+ *   before the default predictor sees the cycle (at call 28: the 6th
+ *   exchanged call, 25, observed a lag of 2 later; 40 at most), and none
+ *   once it follows it (the predictions differ from call to call).
  * test_patlayer idle: the layer driven call by call, every call exchanged;
  *   first rank r sleeps 2 ms (even r) or 4 ms (odd r) between its
  *   departure and its next arrival, and 5 ms within each call, then the
@@ -424,8 +424,8 @@ static void test_quiet_cycle(void) {
     printf("test_patlayer quiet_cycle: the cycle seen from call %ld on; "
            "%d quiet calls, %d of them in the cycle\n",
            seen, quiet, quiet_in_cycle);
-  /* seen from the flip's 7th exchanged call (3 scores of a cycle of 2
-   * after 4 patterns), observed a lag later */
+  /* seen at call 28 (the 6th exchanged call, 25, observed a lag of 2
+   * later): two exchanged calls of room */
   check(seen >= 0 && seen <= 8 * EVERY, "the cycle seen at call %d", (int)seen);
   check(quiet > 0, "no call quiet before the cycle (%d)", quiet);
   check(quiet_in_cycle == 0, "%d calls quiet in the cycle", quiet_in_cycle);
